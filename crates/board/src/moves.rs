@@ -1,0 +1,132 @@
+//! Sliding the 64-bit board: afterstates and rewards from the row tables.
+
+use std::ops::Index;
+
+use crate::{Board, Direction};
+
+mod rows {
+    include!(concat!(env!("OUT_DIR"), "/rows.rs"));
+}
+
+/// The result of a legal move: the board after the slide, before the spawn,
+/// and the reward, the sum of the values of the tiles made by merges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Afterstate<B = Board> {
+    /// The slid board.
+    pub board: B,
+    /// The points the move scored.
+    pub reward: u32,
+}
+
+/// The outcomes of all four moves from one board, indexed by [`Direction`].
+///
+/// ```
+/// use board::{Board, Direction};
+///
+/// let board: Board = "2 . . . / . . . . / . . . . / . . . .".parse()?;
+/// let moves = board.afterstates();
+/// assert!(moves[Direction::Up].is_none()); // the 2 is already at the top
+/// assert_eq!(moves.iter().count(), 2); // right and down
+/// # Ok::<(), board::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Afterstates<B = Board>(pub [Option<Afterstate<B>>; 4]);
+
+impl<B: Copy> Afterstates<B> {
+    /// The outcome of the move in `direction`, if it is legal.
+    #[inline]
+    pub fn get(&self, direction: Direction) -> Option<Afterstate<B>> {
+        self.0[direction.index()]
+    }
+
+    /// The legal moves and their outcomes, in direction order.
+    pub fn iter(&self) -> impl Iterator<Item = (Direction, Afterstate<B>)> + '_ {
+        Direction::ALL
+            .into_iter()
+            .zip(self.0)
+            .filter_map(|(direction, outcome)| Some((direction, outcome?)))
+    }
+
+    /// Whether no move is legal.
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(Option::is_none)
+    }
+}
+
+impl<B> Index<Direction> for Afterstates<B> {
+    type Output = Option<Afterstate<B>>;
+
+    fn index(&self, direction: Direction) -> &Self::Output {
+        &self.0[direction.index()]
+    }
+}
+
+/// Sums the table entries of the four rows of `board`: the slid board, and
+/// the reward divided by 4.
+#[inline(always)]
+fn slide_rows(board: Board, table: &[u32; 65536]) -> (u64, u32) {
+    let mut slid = 0;
+    let mut reward = 0;
+    for row in 0..4 {
+        let entry = table[usize::from(board.row(row))];
+        slid |= u64::from(entry & 0xFFFF) << (16 * row);
+        reward += entry >> 16;
+    }
+    (slid, reward)
+}
+
+#[inline(always)]
+fn outcome(before: Board, (slid, reward): (u64, u32)) -> Option<Afterstate> {
+    let board = Board::from_raw(slid);
+    (board != before).then_some(Afterstate {
+        board,
+        reward: reward * 4,
+    })
+}
+
+impl Board {
+    /// Slides the board in `direction`, or `None` if that leaves it unchanged
+    /// (an illegal move).
+    #[inline]
+    pub fn slide(self, direction: Direction) -> Option<Afterstate> {
+        match direction {
+            Direction::Left => outcome(self, slide_rows(self, &rows::LEFT)),
+            Direction::Right => outcome(self, slide_rows(self, &rows::RIGHT)),
+            Direction::Up => self.slide_columns(&rows::LEFT),
+            Direction::Down => self.slide_columns(&rows::RIGHT),
+        }
+    }
+
+    /// Slides the columns as rows of the transposed board.
+    #[inline(always)]
+    fn slide_columns(self, table: &[u32; 65536]) -> Option<Afterstate> {
+        let (slid, reward) = slide_rows(self.transpose(), table);
+        outcome(self, (Board::from_raw(slid).transpose().raw(), reward))
+    }
+
+    /// All four moves at once: cheaper than four calls of [`Board::slide`],
+    /// since the transposition and the rewards are shared.
+    #[inline]
+    pub fn afterstates(self) -> Afterstates {
+        let transposed = self.transpose();
+        let left = slide_rows(self, &rows::LEFT);
+        let right = slide_rows(self, &rows::RIGHT);
+        let up = slide_rows(transposed, &rows::LEFT);
+        let down = slide_rows(transposed, &rows::RIGHT);
+        let untranspose = |(slid, reward): (u64, u32)| {
+            (Board::from_raw(slid).transpose().raw(), reward)
+        };
+        Afterstates([
+            outcome(self, untranspose(up)),
+            outcome(self, right),
+            outcome(self, untranspose(down)),
+            outcome(self, left),
+        ])
+    }
+
+    /// Whether sliding in `direction` changes the board.
+    #[inline]
+    pub fn can_slide(self, direction: Direction) -> bool {
+        self.slide(direction).is_some()
+    }
+}
