@@ -16,7 +16,9 @@ fn nibbles(row: u16) -> [u8; 4] {
 }
 
 fn pack(line: [u8; 4]) -> u16 {
-    line.iter().rev().fold(0, |row, &tile| (row << 4) | u16::from(tile))
+    line.iter()
+        .rev()
+        .fold(0, |row, &tile| (row << 4) | u16::from(tile))
 }
 
 /// A row entry: the row slid towards its lowest nibble (a left move) or its

@@ -85,10 +85,20 @@ mod tests {
     fn fast_and_portable_agree() {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for _ in 0..10_000 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let mask = x.rotate_left(17) ^ (x >> 7);
-            assert_eq!(pext(x, mask), portable::pext(x, mask), "pext {x:#x} {mask:#x}");
-            assert_eq!(pdep(x, mask), portable::pdep(x, mask), "pdep {x:#x} {mask:#x}");
+            assert_eq!(
+                pext(x, mask),
+                portable::pext(x, mask),
+                "pext {x:#x} {mask:#x}"
+            );
+            assert_eq!(
+                pdep(x, mask),
+                portable::pdep(x, mask),
+                "pdep {x:#x} {mask:#x}"
+            );
         }
     }
 

@@ -88,7 +88,10 @@ impl Board {
     #[must_use]
     pub const fn with_tile(self, cell: usize, exponent: u8) -> Self {
         assert!(cell < 16, "cells are numbered 0 to 15");
-        assert!(exponent <= Self::MAX_EXPONENT, "a cell holds exponents 0 to 15");
+        assert!(
+            exponent <= Self::MAX_EXPONENT,
+            "a cell holds exponents 0 to 15"
+        );
         let shift = 4 * cell;
         Self((self.0 & !(0xF << shift)) | (exponent as u64) << shift)
     }

@@ -32,8 +32,8 @@
 //! portable code that gives the same results. docs/board.md in the
 //! repository explains the encoding with a worked example.
 
-mod board;
 pub mod bits;
+mod board;
 mod direction;
 mod error;
 mod game;

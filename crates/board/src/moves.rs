@@ -113,9 +113,8 @@ impl Board {
         let right = slide_rows(self, &rows::RIGHT);
         let up = slide_rows(transposed, &rows::LEFT);
         let down = slide_rows(transposed, &rows::RIGHT);
-        let untranspose = |(slid, reward): (u64, u32)| {
-            (Board::from_raw(slid).transpose().raw(), reward)
-        };
+        let untranspose =
+            |(slid, reward): (u64, u32)| (Board::from_raw(slid).transpose().raw(), reward);
         Afterstates([
             outcome(self, untranspose(up)),
             outcome(self, right),

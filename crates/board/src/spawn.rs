@@ -70,7 +70,11 @@ impl SpawnRule {
         }
         let nth = product >> 32;
         let cell = bits::pdep(1 << nth, u64::from(empty)).trailing_zeros() as usize;
-        let exponent = if word & 0xFFFF_FFFF < self.four_threshold { 2 } else { 1 };
+        let exponent = if word & 0xFFFF_FFFF < self.four_threshold {
+            2
+        } else {
+            1
+        };
         Some((cell, exponent))
     }
 
@@ -83,8 +87,11 @@ impl SpawnRule {
 
     /// The first board of a game: two tiles spawned on the empty board.
     pub fn initial<R: Rng + ?Sized>(&self, rng: &mut R) -> Board {
-        let one = self.spawn(Board::EMPTY, rng).expect("the empty board has room");
-        self.spawn(one, rng).expect("a board with one tile has room")
+        let one = self
+            .spawn(Board::EMPTY, rng)
+            .expect("the empty board has room");
+        self.spawn(one, rng)
+            .expect("a board with one tile has room")
     }
 
     /// Every board a spawn can make from `board`, with its probability: each

@@ -147,7 +147,10 @@ mod tests {
             board.to_string(),
             "   2    4 2048    2\n   .    .    .    .\n   .    .    .    .\n   .    .    .    ."
         );
-        assert_eq!(format!("{board:#}"), "2 4 2048 2 / . . . . / . . . . / . . . .");
+        assert_eq!(
+            format!("{board:#}"),
+            "2 4 2048 2 / . . . . / . . . . / . . . ."
+        );
         assert_eq!(format!("{board:?}"), "Board(0x0000000000001b21)");
     }
 

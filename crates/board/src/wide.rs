@@ -108,7 +108,10 @@ impl WideBoard {
     /// If `cell` is 16 or more, or `exponent` is more than 18.
     #[must_use]
     pub const fn with_tile(self, cell: usize, exponent: u8) -> Self {
-        assert!(exponent <= Self::MAX_EXPONENT, "a wide cell holds exponents 0 to 18");
+        assert!(
+            exponent <= Self::MAX_EXPONENT,
+            "a wide cell holds exponents 0 to 18"
+        );
         Self {
             low: self.low.with_tile(cell, exponent & 0xF),
             high: (self.high & !(1 << cell)) | ((exponent >> 4) as u16) << cell,
@@ -250,6 +253,11 @@ impl fmt::Display for WideBoard {
 
 impl fmt::Debug for WideBoard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "WideBoard({:#018x}, high {:#06x})", self.low.raw(), self.high)
+        write!(
+            f,
+            "WideBoard({:#018x}, high {:#06x})",
+            self.low.raw(),
+            self.high
+        )
     }
 }
