@@ -51,18 +51,10 @@ impl Board {
     /// # Errors
     /// [`Error::TileTooLarge`] if an exponent does not fit in 4 bits.
     pub fn from_exponents(exponents: [u8; 16]) -> Result<Self, Error> {
-        let mut board = Self::EMPTY;
-        for (cell, exponent) in exponents.into_iter().enumerate() {
-            if exponent > Self::MAX_EXPONENT {
-                return Err(Error::TileTooLarge {
-                    cell,
-                    exponent,
-                    max: Self::MAX_EXPONENT,
-                });
-            }
-            board = board.with_tile(cell, exponent);
-        }
-        Ok(board)
+        check_exponents(exponents, Self::MAX_EXPONENT)?;
+        Ok((0..16).fold(Self::EMPTY, |board, cell| {
+            board.with_tile(cell, exponents[cell])
+        }))
     }
 
     /// The exponents of the sixteen cells, cell 0 first.
@@ -162,6 +154,18 @@ impl Board {
         let horizontal = zero_nibbles(self.0 ^ (self.0 >> 4)) & 0x0111_0111_0111_0111;
         let vertical = zero_nibbles(self.0 ^ (self.0 >> 16)) & 0x0000_1111_1111_1111;
         horizontal | vertical == 0
+    }
+}
+
+/// Fails on the first cell whose exponent is above `max`.
+pub(crate) fn check_exponents(exponents: [u8; 16], max: u8) -> Result<(), Error> {
+    match exponents.into_iter().position(|exponent| exponent > max) {
+        Some(cell) => Err(Error::TileTooLarge {
+            cell,
+            exponent: exponents[cell],
+            max,
+        }),
+        None => Ok(()),
     }
 }
 

@@ -79,8 +79,8 @@ impl Episode {
 ///
 /// let mut rng = Pcg64Mcg::seed_from_u64(1);
 /// let game = Game::new(SpawnRule::STANDARD, &mut rng);
-/// let policy = RandomPolicy(Pcg64Mcg::seed_from_u64(2));
-/// let episode = game.play_out(policy, &mut rng)?;
+/// let mut policy = RandomPolicy(Pcg64Mcg::seed_from_u64(2));
+/// let episode = game.play_out(&mut policy, &mut rng)?;
 /// assert!(episode.last.is_game_over());
 /// assert!(episode.score() > 0);
 /// # Ok::<(), board::Error>(())
@@ -163,9 +163,9 @@ impl Game {
     /// # Errors
     /// [`Error::IllegalMove`] if the policy picks a move that does not change
     /// the board.
-    pub fn play_out<P: Policy, R: Rng + ?Sized>(
+    pub fn play_out<P: Policy + ?Sized, R: Rng + ?Sized>(
         mut self,
-        mut policy: P,
+        policy: &mut P,
         rng: &mut R,
     ) -> Result<Episode, Error> {
         let mut steps = Vec::new();

@@ -16,7 +16,7 @@
 //! // A random game, reproducible from its seeds.
 //! let mut spawns = Pcg64Mcg::seed_from_u64(2048);
 //! let game = Game::new(SpawnRule::STANDARD, &mut spawns);
-//! let episode = game.play_out(RandomPolicy(Pcg64Mcg::seed_from_u64(7)), &mut spawns)?;
+//! let episode = game.play_out(&mut RandomPolicy(Pcg64Mcg::seed_from_u64(7)), &mut spawns)?;
 //! println!("{} moves, score {}\n{}", episode.steps.len(), episode.score(), episode.last);
 //! assert!(episode.last.is_game_over());
 //! # Ok::<(), board::Error>(())
@@ -49,7 +49,7 @@ pub use direction::Direction;
 pub use error::Error;
 pub use game::{Episode, Game, Policy, RandomPolicy, Step};
 pub use line::slide_towards_first;
-pub use moves::{Afterstate, Afterstates};
+pub use moves::{Afterstate, Afterstates, slide_cells};
 pub use spawn::SpawnRule;
 pub use symmetry::{Symmetry, SymmetryGroup};
 pub use wide::WideBoard;

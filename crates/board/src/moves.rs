@@ -2,7 +2,7 @@
 
 use std::ops::Index;
 
-use crate::{Board, Direction};
+use crate::{Board, Direction, slide_towards_first};
 
 mod rows {
     include!(concat!(env!("OUT_DIR"), "/rows.rs"));
@@ -59,6 +59,32 @@ impl<B> Index<Direction> for Afterstates<B> {
     fn index(&self, direction: Direction) -> &Self::Output {
         &self.0[direction.index()]
     }
+}
+
+/// Slides sixteen exponents (cell 0 first) cell by cell with
+/// [`slide_towards_first`]: the plain whole-board move, which [`WideBoard`]
+/// falls back on and which checks the tables in benches. Returns the slid
+/// cells and the reward; a move is legal when the cells change.
+///
+/// [`WideBoard`]: crate::WideBoard
+pub fn slide_cells(cells: [u8; 16], direction: Direction, max_exponent: u8) -> ([u8; 16], u32) {
+    let mut slid = [0; 16];
+    let mut reward = 0;
+    for line in 0..4 {
+        // The cells of one row or column, from the wall slid towards.
+        let order: [usize; 4] = std::array::from_fn(|k| match direction {
+            Direction::Left => 4 * line + k,
+            Direction::Right => 4 * line + 3 - k,
+            Direction::Up => line + 4 * k,
+            Direction::Down => line + 12 - 4 * k,
+        });
+        let (tiles, points) = slide_towards_first(order.map(|cell| cells[cell]), max_exponent);
+        for (cell, tile) in order.into_iter().zip(tiles) {
+            slid[cell] = tile;
+        }
+        reward += points;
+    }
+    (slid, reward)
 }
 
 /// Sums the table entries of the four rows of `board`: the slid board, and

@@ -33,8 +33,8 @@ pub(crate) fn write_grid(f: &mut fmt::Formatter<'_>, exponents: [u8; 16]) -> fmt
 
 /// Reads a grid of sixteen tile values, cell 0 first. Cells are separated by
 /// white space, `/`, `,` or `|`; `.`, `-`, `_` and `0` are empty cells.
-/// Exponents up to `max_exponent` are accepted.
-pub(crate) fn parse_grid(input: &str, max_exponent: u8) -> Result<[u8; 16], Error> {
+/// The board types check that the exponents fit.
+pub(crate) fn parse_grid(input: &str) -> Result<[u8; 16], Error> {
     let tokens: Vec<&str> = input
         .split(|c: char| c.is_whitespace() || matches!(c, '/' | ',' | '|'))
         .filter(|token| !token.is_empty())
@@ -50,17 +50,7 @@ pub(crate) fn parse_grid(input: &str, max_exponent: u8) -> Result<[u8; 16], Erro
         exponents[cell] = match token {
             "." | "-" | "_" | "0" => 0,
             _ => match token.parse::<u64>() {
-                Ok(value) if value >= 2 && value.is_power_of_two() => {
-                    let exponent = value.trailing_zeros() as u8;
-                    if exponent > max_exponent {
-                        return Err(Error::TileTooLarge {
-                            cell,
-                            exponent,
-                            max: max_exponent,
-                        });
-                    }
-                    exponent
-                }
+                Ok(value) if value >= 2 && value.is_power_of_two() => value.trailing_zeros() as u8,
                 _ => {
                     return Err(Error::Tile {
                         input: input.to_owned(),
@@ -110,7 +100,7 @@ impl FromStr for Board {
             .or_else(|| trimmed.strip_prefix("0X"))
         {
             Some(digits) => parse_hex(input, digits),
-            None => Board::from_exponents(parse_grid(input, Board::MAX_EXPONENT)?),
+            None => Board::from_exponents(parse_grid(input)?),
         }
     }
 }

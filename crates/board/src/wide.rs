@@ -4,9 +4,9 @@ use std::fmt;
 use std::str::FromStr;
 
 use crate::bits::zero_nibbles;
-use crate::line::slide_towards_first;
+use crate::board::check_exponents;
 use crate::text::{parse_grid, write_grid};
-use crate::{Afterstate, Afterstates, Board, Direction, Error};
+use crate::{Afterstate, Afterstates, Board, Direction, Error, slide_cells};
 
 /// A board with a fifth bit in every cell: tiles up to 2^18 = 262,144.
 ///
@@ -47,16 +47,7 @@ impl WideBoard {
     /// [`Error::TileTooLarge`] if a cell would hold more than 2^18.
     pub fn from_parts(low: Board, high: u16) -> Result<Self, Error> {
         let board = Self { low, high };
-        for cell in 0..16 {
-            let exponent = board.tile(cell);
-            if exponent > Self::MAX_EXPONENT {
-                return Err(Error::TileTooLarge {
-                    cell,
-                    exponent,
-                    max: Self::MAX_EXPONENT,
-                });
-            }
-        }
+        check_exponents(board.exponents(), Self::MAX_EXPONENT)?;
         Ok(board)
     }
 
@@ -75,18 +66,10 @@ impl WideBoard {
     /// # Errors
     /// [`Error::TileTooLarge`] if an exponent is above 18.
     pub fn from_exponents(exponents: [u8; 16]) -> Result<Self, Error> {
-        let mut board = Self::default();
-        for (cell, exponent) in exponents.into_iter().enumerate() {
-            if exponent > Self::MAX_EXPONENT {
-                return Err(Error::TileTooLarge {
-                    cell,
-                    exponent,
-                    max: Self::MAX_EXPONENT,
-                });
-            }
-            board = board.with_tile(cell, exponent);
-        }
-        Ok(board)
+        check_exponents(exponents, Self::MAX_EXPONENT)?;
+        Ok((0..16).fold(Self::default(), |board, cell| {
+            board.with_tile(cell, exponents[cell])
+        }))
     }
 
     /// The exponents of the sixteen cells, cell 0 first.
@@ -164,23 +147,7 @@ impl WideBoard {
             return self.low.slide(direction).map(widen);
         }
         let cells = self.exponents();
-        let mut slid = [0; 16];
-        let mut reward = 0;
-        for line in 0..4 {
-            // The cells of one row or column, from the wall slid towards.
-            let order: [usize; 4] = std::array::from_fn(|k| match direction {
-                Direction::Left => 4 * line + k,
-                Direction::Right => 4 * line + 3 - k,
-                Direction::Up => line + 4 * k,
-                Direction::Down => line + 12 - 4 * k,
-            });
-            let (tiles, points) =
-                slide_towards_first(order.map(|cell| cells[cell]), Self::MAX_EXPONENT);
-            for (cell, tile) in order.into_iter().zip(tiles) {
-                slid[cell] = tile;
-            }
-            reward += points;
-        }
+        let (slid, reward) = slide_cells(cells, direction, Self::MAX_EXPONENT);
         (slid != cells).then(|| Afterstate {
             board: Self::from_exponents(slid).expect("slides keep exponents in range"),
             reward,
@@ -240,7 +207,7 @@ impl FromStr for WideBoard {
         if input.trim_start().starts_with("0x") || input.trim_start().starts_with("0X") {
             return input.parse::<Board>().map(Self::from);
         }
-        Self::from_exponents(parse_grid(input, Self::MAX_EXPONENT)?)
+        Self::from_exponents(parse_grid(input)?)
     }
 }
 

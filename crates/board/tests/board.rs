@@ -310,6 +310,18 @@ proptest! {
     }
 
     #[test]
+    fn wide_text_and_parts_round_trip(board in wide_boards()) {
+        prop_assert_eq!(board.to_string().parse::<WideBoard>().unwrap(), board);
+        prop_assert_eq!(format!("{board:#}").parse::<WideBoard>().unwrap(), board);
+        prop_assert_eq!(WideBoard::from_parts(board.low(), board.high()).unwrap(), board);
+        prop_assert_eq!(WideBoard::from_exponents(board.exponents()).unwrap(), board);
+        let values: Vec<u32> = wide_grid(board).into_iter().flatten().collect();
+        prop_assert_eq!(board.tile_sum(), values.iter().sum::<u32>());
+        prop_assert_eq!(board::tile_value(board.max_tile()), *values.iter().max().unwrap());
+        prop_assert_eq!(board.empty_count() as usize, values.iter().filter(|&&v| v == 0).count());
+    }
+
+    #[test]
     fn wide_and_narrow_agree_below_32768(board in boards(), direction in directions()) {
         let wide = WideBoard::from(board);
         prop_assert_eq!(Board::try_from(wide).unwrap(), board);
@@ -437,6 +449,12 @@ fn wide_board_makes_65536_and_131072() {
         (WideBoard::default(), 1 << 19)
     );
     assert!(WideBoard::from_exponents([19; 16]).is_err());
+    // A fifth bit over 0xF would make 2^31: no such tile.
+    let error = WideBoard::from_parts(Board::from_raw(0xF0), 0b10).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "cell 1 holds 2147483648, above the largest tile that fits (262144)"
+    );
     let error = Board::try_from(left.board).unwrap_err();
     assert_eq!(
         error.to_string(),
@@ -501,8 +519,11 @@ fn seeded_games_replay_and_add_up() {
         let first = game.board();
         (
             first,
-            game.play_out(RandomPolicy(Pcg64Mcg::seed_from_u64(seed + 1)), &mut spawns)
-                .unwrap(),
+            game.play_out(
+                &mut RandomPolicy(Pcg64Mcg::seed_from_u64(seed + 1)),
+                &mut spawns,
+            )
+            .unwrap(),
         )
     };
     for seed in 0..20 {
@@ -546,10 +567,10 @@ fn illegal_moves_are_errors() {
     );
     assert!(game.play(Direction::Down, &mut rng).is_ok());
     assert_eq!((game.moves(), game.score()), (1, 0));
-    let stubborn = |_: Board, _: &board::Afterstates| Some(Direction::Up);
+    let mut stubborn = |_: Board, _: &board::Afterstates| Some(Direction::Up);
     assert!(
         Game::from_board(board, SpawnRule::STANDARD)
-            .play_out(stubborn, &mut rng)
+            .play_out(&mut stubborn, &mut rng)
             .is_err()
     );
 }
