@@ -1,0 +1,69 @@
+//! The one error type of the crate.
+
+use std::io;
+use std::path::PathBuf;
+
+/// What can go wrong building, loading or saving a network.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A pattern (or a word meant as one) is not valid.
+    #[error("pattern {input:?} is not valid: {problem}")]
+    Pattern {
+        /// The text given.
+        input: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A network was described without any pattern.
+    #[error("a network needs at least one pattern")]
+    EmptyNetwork,
+    /// The tables would need more memory than allowed.
+    #[error(
+        "network {network} needs {}, more than the {} allowed",
+        crate::format_bytes(*needed),
+        crate::format_bytes(*limit)
+    )]
+    TooLarge {
+        /// The network's description.
+        network: String,
+        /// Bytes its tables need.
+        needed: u64,
+        /// Bytes allowed.
+        limit: u64,
+    },
+    /// The operating system refused the memory.
+    #[error("could not allocate {} for the weight tables: {source}", crate::format_bytes(*needed))]
+    Memory {
+        /// Bytes asked for.
+        needed: u64,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// Reading or writing a file failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        source: io::Error,
+    },
+    /// A file is not a weight file of 2048lab, or is damaged.
+    #[error("{}: {problem}", path.display())]
+    File {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A weight file holds another network than the one asked for.
+    #[error("{}: holds network {found}, not {expected}", path.display())]
+    WrongNetwork {
+        /// The file.
+        path: PathBuf,
+        /// The patterns in the file.
+        found: String,
+        /// The patterns asked for.
+        expected: String,
+    },
+}

@@ -1,0 +1,264 @@
+//! 2048lab's weight files: a small header describing the network, then the
+//! tables as raw little-endian `f32`, then a checksum (docs/weights.md).
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::memory::available_memory;
+use crate::{Error, Network, Pattern};
+
+/// The first eight bytes of every 2048lab weight file.
+pub const MAGIC: [u8; 8] = *b"2048labW";
+
+/// The format version this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// Free-form facts stored with the weights (episodes trained, settings),
+/// as key-value text.
+pub type Metadata = BTreeMap<String, String>;
+
+/// The largest header accepted: far more than any network's description.
+const MAX_HEADER: u32 = 1 << 20;
+
+/// The header, after the magic, the version and its own length.
+#[derive(Serialize, Deserialize)]
+struct Header {
+    /// The patterns, as [`Pattern`]'s `Display` writes them.
+    patterns: Vec<String>,
+    /// The element type of the tables; `f32` is the only one so far.
+    element: String,
+    /// The number of entries of each table, in pattern order.
+    entries: Vec<u64>,
+    metadata: Metadata,
+}
+
+/// A network read from a file, with the metadata saved beside it.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The network and its weights.
+    pub network: Network,
+    /// What was stored with them.
+    pub metadata: Metadata,
+}
+
+/// Passes bytes through while computing their CRC-32.
+struct Checksummed<T> {
+    inner: T,
+    hasher: crc32fast::Hasher,
+}
+
+impl<R: Read> Read for Checksummed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        self.hasher.update(&buf[..read]);
+        Ok(read)
+    }
+}
+
+impl<W: Write> Write for Checksummed<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let written = self.inner.write(buf)?;
+        self.hasher.update(&buf[..written]);
+        Ok(written)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Fixed-width little-endian integers, and no decoded allocation larger than
+/// the header itself could hold, so a corrupt length cannot ask for more.
+fn bincode_config() -> impl bincode::config::Config {
+    bincode::config::standard()
+        .with_little_endian()
+        .with_fixed_int_encoding()
+        .with_limit::<{ MAX_HEADER as usize }>()
+}
+
+impl Network {
+    /// Writes the network and `metadata` to `path`: first to a temporary
+    /// file beside it, then renamed into place, so an interrupted save never
+    /// leaves a half-written file under the real name.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file if writing fails.
+    pub fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), Error> {
+        let header = Header {
+            patterns: self.patterns().iter().map(ToString::to_string).collect(),
+            element: "f32".to_owned(),
+            entries: self.tables().iter().map(|t| t.len() as u64).collect(),
+            metadata: metadata.clone(),
+        };
+        let header = bincode::serde::encode_to_vec(&header, bincode_config())
+            .expect("a header always encodes");
+        write_atomically(path, |file| {
+            let mut out = Checksummed {
+                inner: BufWriter::with_capacity(1 << 20, file),
+                hasher: crc32fast::Hasher::new(),
+            };
+            out.write_all(&MAGIC)?;
+            out.write_all(&VERSION.to_le_bytes())?;
+            out.write_all(&(header.len() as u32).to_le_bytes())?;
+            out.write_all(&header)?;
+            for table in self.tables() {
+                table.write_to(&mut out)?;
+            }
+            let checksum = out.hasher.clone().finalize();
+            let mut inner = out.inner;
+            inner.write_all(&checksum.to_le_bytes())?;
+            inner.into_inner().map_err(io::IntoInnerError::into_error)
+        })
+    }
+
+    /// Reads a network from `path`. With `expected`, the file must hold
+    /// exactly those patterns.
+    ///
+    /// The tables are read in one bulk read each, straight into their
+    /// memory, and the checksum over the whole file is verified.
+    ///
+    /// # Errors
+    /// [`Error::File`] naming the file and the problem for anything that is
+    /// not a complete, intact 2048lab weight file of a version this build
+    /// reads; [`Error::WrongNetwork`] for another network than `expected`;
+    /// [`Error::Io`], [`Error::TooLarge`] and [`Error::Memory`] as they come.
+    pub fn load(path: &Path, expected: Option<&[Pattern]>) -> Result<Loaded, Error> {
+        let io_error = |source| Error::Io {
+            path: path.to_owned(),
+            source,
+        };
+        let bad = |problem: String| Error::File {
+            path: path.to_owned(),
+            problem,
+        };
+        let file = File::open(path).map_err(io_error)?;
+        let size = file.metadata().map_err(io_error)?.len();
+        let mut input = Checksummed {
+            inner: BufReader::with_capacity(1 << 16, file),
+            hasher: crc32fast::Hasher::new(),
+        };
+        let mut start = [0u8; 16];
+        input
+            .read_exact(&mut start)
+            .map_err(|error| match error.kind() {
+                io::ErrorKind::UnexpectedEof => {
+                    bad(format!("only {size} bytes: not a 2048lab weight file"))
+                }
+                _ => io_error(error),
+            })?;
+        if start[..8] != MAGIC {
+            return Err(bad(
+                "not a 2048lab weight file (it does not start with \"2048labW\")".into(),
+            ));
+        }
+        let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
+        if version > VERSION || version == 0 {
+            return Err(bad(format!(
+                "weight file format version {version}, but this build reads versions 1 to {VERSION}: \
+                 written by a newer 2048lab?"
+            )));
+        }
+        let header_len = u32::from_le_bytes(start[12..16].try_into().unwrap());
+        if header_len > MAX_HEADER || u64::from(header_len) + 20 > size {
+            return Err(bad(format!(
+                "corrupt header length {header_len} in a file of {size} bytes"
+            )));
+        }
+        let mut header = vec![0; header_len as usize];
+        input.read_exact(&mut header).map_err(io_error)?;
+        let (header, _): (Header, usize) =
+            bincode::serde::decode_from_slice(&header, bincode_config())
+                .map_err(|error| bad(format!("corrupt header: {error}")))?;
+        let patterns = header
+            .patterns
+            .iter()
+            .map(|text| text.parse::<Pattern>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|error| bad(format!("corrupt header: {error}")))?;
+        if header.element != "f32" {
+            return Err(bad(format!(
+                "tables of {:?}, this build reads f32",
+                header.element
+            )));
+        }
+        let entries: Vec<u64> = patterns.iter().map(|p| p.table_len() as u64).collect();
+        if header.entries != entries {
+            return Err(bad(
+                "corrupt header: table sizes do not match the patterns".into()
+            ));
+        }
+        let complete = 16 + u64::from(header_len) + entries.iter().sum::<u64>() * 4 + 4;
+        if size != complete {
+            let what = if size < complete {
+                "truncated"
+            } else {
+                "too long"
+            };
+            return Err(bad(format!(
+                "{what}: {size} bytes, but network {} needs exactly {complete}",
+                header.patterns.join(" ")
+            )));
+        }
+        if let Some(expected) = expected.filter(|expected| *expected != patterns.as_slice()) {
+            return Err(Error::WrongNetwork {
+                path: path.to_owned(),
+                found: header.patterns.join(" "),
+                expected: expected
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            });
+        }
+        let mut network = Network::with_limit(patterns, available_memory().unwrap_or(u64::MAX))?;
+        for table in network.tables_mut() {
+            table.read_from(&mut input).map_err(io_error)?;
+        }
+        let computed = input.hasher.clone().finalize();
+        let mut stored = [0u8; 4];
+        input.inner.read_exact(&mut stored).map_err(io_error)?;
+        if u32::from_le_bytes(stored) != computed {
+            return Err(bad("checksum mismatch: the file is corrupt".into()));
+        }
+        Ok(Loaded {
+            network,
+            metadata: header.metadata,
+        })
+    }
+}
+
+/// Writes a file through `write` under a temporary name in the same folder,
+/// syncs it, and renames it to `path`; the temporary file is removed if
+/// anything fails.
+///
+/// # Errors
+/// [`Error::Io`] naming `path`.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(File) -> io::Result<File>,
+) -> Result<(), Error> {
+    let temporary = temporary_path(path);
+    let result = File::create(&temporary)
+        .and_then(write)
+        .and_then(|file| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    result.map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        Error::Io {
+            path: path.to_owned(),
+            source,
+        }
+    })
+}
+
+/// `name.tmp-PID` beside `path`: unique per process, and never taken for a
+/// finished file.
+fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    path.with_file_name(name)
+}

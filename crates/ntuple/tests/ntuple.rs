@@ -1,0 +1,258 @@
+//! Networks against the plain definition of their value, and weight files
+//! against every way they can be damaged.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use board::{Board, Symmetry};
+use ntuple::{Error, Metadata, Network, Pattern, parse_patterns};
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// A network with small integer weights everywhere: sums of them are exact
+/// in `f32` whatever the order, so values can be compared exactly.
+fn network_with_integer_weights(patterns: &str, seed: u64) -> Network {
+    let network = Network::new(parse_patterns([patterns]).unwrap()).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    for table in network.tables() {
+        for index in 0..table.len() {
+            table.add(index, (rng.next_u32() % 201) as f32 - 100.0);
+        }
+    }
+    network
+}
+
+/// The images of a board under which a pattern is read: all eight for an
+/// isomorphic one, the board itself otherwise.
+fn images(board: Board, pattern: &Pattern) -> Vec<Board> {
+    if pattern.is_isomorphic() {
+        Symmetry::ALL.iter().map(|&s| board.transform(s)).collect()
+    } else {
+        vec![board]
+    }
+}
+
+/// The value by definition: every feature's weight, found with the plain
+/// cell-by-cell index.
+fn reference_value(network: &Network, board: Board) -> f32 {
+    network
+        .patterns()
+        .iter()
+        .zip(network.tables())
+        .map(|(pattern, table)| {
+            images(board, pattern)
+                .into_iter()
+                .map(|image| table.get(pattern.index(image)))
+                .sum::<f32>()
+        })
+        .sum()
+}
+
+/// The (table, index) of every feature of a board.
+fn feature_entries(network: &Network, board: Board) -> Vec<(usize, usize)> {
+    network
+        .patterns()
+        .iter()
+        .enumerate()
+        .flat_map(|(table, pattern)| {
+            images(board, pattern)
+                .into_iter()
+                .map(move |image| (table, pattern.index(image)))
+        })
+        .collect()
+}
+
+fn boards() -> impl Strategy<Value = Board> {
+    prop_oneof![
+        any::<u64>().prop_map(Board::from_raw),
+        proptest::collection::vec(0u8..=6, 16)
+            .prop_map(|cells| Board::from_exponents(cells.try_into().unwrap()).unwrap()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn fast_indices_match_the_definition(board in boards(), seed in 0u64..4) {
+        // Increasing cells take the pext path, the others the generic one;
+        // the plain patterns are read on the board alone.
+        for patterns in ["0123 4567 0145", "3210 fb73 c840", "0123! 159d! 8c40!", "2x4patt 37b!"] {
+            let network = network_with_integer_weights(patterns, seed);
+            prop_assert_eq!(network.estimate(board), reference_value(&network, board), "{}", patterns);
+        }
+    }
+
+    #[test]
+    fn symmetric_boards_share_their_value(board in boards(), seed in 0u64..4) {
+        let network = network_with_integer_weights("0123 4567 0145 3210", seed);
+        let value = network.estimate(board);
+        for symmetry in Symmetry::ALL {
+            prop_assert_eq!(network.estimate(board.transform(symmetry)), value);
+        }
+    }
+
+    #[test]
+    fn updates_add_to_every_feature(board in boards(), amount in -8i32..8) {
+        let network = network_with_integer_weights("0123 4567 0145! 12", 1);
+        let amount = amount as f32 * 0.25;
+        let entries = feature_entries(&network, board);
+        let before: Vec<f32> = entries.iter().map(|&(t, i)| network.tables()[t].get(i)).collect();
+        let returned = network.update(board, amount);
+        // Each weight rises by the amount once for every feature selecting it.
+        for (&(table, index), old) in entries.iter().zip(&before) {
+            let times = entries.iter().filter(|&&entry| entry == (table, index)).count();
+            prop_assert_eq!(network.tables()[table].get(index), old + amount * times as f32);
+        }
+        let distinct = entries.iter().collect::<BTreeSet<_>>().len() == entries.len();
+        if distinct {
+            prop_assert_eq!(returned, network.estimate(board));
+            prop_assert_eq!(returned, before.iter().sum::<f32>() + amount * entries.len() as f32);
+        }
+    }
+}
+
+fn metadata() -> Metadata {
+    Metadata::from([
+        ("episodes".to_owned(), "3000".to_owned()),
+        ("alpha".to_owned(), "0.1".to_owned()),
+    ])
+}
+
+fn sample_boards() -> Vec<Board> {
+    let mut rng = Pcg64Mcg::seed_from_u64(9);
+    (0..200).map(|_| Board::from_raw(rng.next_u64())).collect()
+}
+
+#[test]
+fn weight_files_round_trip_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let network = network_with_integer_weights("2x4patt 0123! 3210", 5);
+    let path = dir.path().join("net.nw");
+    network.save(&path, &metadata()).unwrap();
+    let loaded = Network::load(&path, Some(network.patterns())).unwrap();
+    assert_eq!(loaded.metadata, metadata());
+    assert_eq!(loaded.network.patterns(), network.patterns());
+    for board in sample_boards() {
+        assert_eq!(loaded.network.estimate(board), network.estimate(board));
+    }
+    let again = dir.path().join("again.nw");
+    loaded.network.save(&again, &loaded.metadata).unwrap();
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(&again).unwrap()
+    );
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "no temporary files are left: {names:?}");
+}
+
+fn saved(dir: &Path) -> (std::path::PathBuf, Vec<u8>) {
+    let network = network_with_integer_weights("0123 45", 2);
+    let path = dir.join("net.nw");
+    network.save(&path, &metadata()).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    (path, bytes)
+}
+
+fn load_error(path: &Path, bytes: &[u8]) -> String {
+    std::fs::write(path, bytes).unwrap();
+    Network::load(path, None).unwrap_err().to_string()
+}
+
+#[test]
+fn damaged_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, bytes) = saved(dir.path());
+    let name = path.display().to_string();
+
+    for cut in [0, 10, 40, bytes.len() / 2, bytes.len() - 1] {
+        let message = load_error(&path, &bytes[..cut]);
+        assert!(message.starts_with(&name), "{message}");
+        assert!(
+            message.contains("truncated")
+                || message.contains("not a 2048lab weight file")
+                || message.contains("corrupt header"),
+            "cut at {cut}: {message}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.push(0);
+    assert!(load_error(&path, &longer).contains("too long"));
+
+    let mut flipped = bytes.clone();
+    let middle = bytes.len() / 2;
+    flipped[middle] ^= 0x40;
+    assert_eq!(
+        load_error(&path, &flipped),
+        format!("{name}: checksum mismatch: the file is corrupt")
+    );
+
+    let mut future = bytes.clone();
+    future[8..12].copy_from_slice(&2u32.to_le_bytes());
+    assert!(
+        load_error(&path, &future)
+            .contains("format version 2, but this build reads versions 1 to 1")
+    );
+
+    let mut foreign = bytes.clone();
+    foreign[..8].copy_from_slice(b"\0\x02\0\0\0\x04#\x01");
+    assert!(load_error(&path, &foreign).contains("not a 2048lab weight file"));
+
+    let mut header = bytes.clone();
+    header[20] ^= 0xFF;
+    let message = load_error(&path, &header);
+    assert!(
+        message.contains("corrupt header") || message.contains("truncated"),
+        "{message}"
+    );
+
+    // Every damaged byte of the magic, version, length and header is an
+    // error, never a panic or a huge allocation.
+    let header_end = 16 + u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    for position in 0..header_end {
+        for bit in [0x01, 0x80] {
+            let mut damaged = bytes.clone();
+            damaged[position] ^= bit;
+            std::fs::write(&path, &damaged).unwrap();
+            assert!(
+                Network::load(&path, None).is_err(),
+                "byte {position} bit {bit:#x}"
+            );
+        }
+    }
+}
+
+#[test]
+fn another_network_is_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = saved(dir.path());
+    let expected = parse_patterns(["2x4patt"]).unwrap();
+    let error = Network::load(&path, Some(&expected)).unwrap_err();
+    assert!(matches!(error, Error::WrongNetwork { .. }));
+    assert_eq!(
+        error.to_string(),
+        format!("{}: holds network 0123 45, not 0123 4567", path.display())
+    );
+}
+
+#[test]
+fn missing_files_and_folders_are_io_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("none.nw");
+    assert!(matches!(
+        Network::load(&missing, None),
+        Err(Error::Io { .. })
+    ));
+    let network = network_with_integer_weights("01", 1);
+    let nowhere = dir.path().join("no/such/folder/net.nw");
+    let error = network.save(&nowhere, &Metadata::new()).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with(&nowhere.display().to_string())
+    );
+}
