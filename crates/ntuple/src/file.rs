@@ -127,6 +127,19 @@ impl Network {
     /// reads; [`Error::WrongNetwork`] for another network than `expected`;
     /// [`Error::Io`], [`Error::TooLarge`] and [`Error::Memory`] as they come.
     pub fn load(path: &Path, expected: Option<&[Pattern]>) -> Result<Loaded, Error> {
+        Self::load_with_limit(path, expected, available_memory().unwrap_or(u64::MAX))
+    }
+
+    /// [`Network::load`], refusing a network whose tables need more than
+    /// `limit` bytes before allocating them.
+    ///
+    /// # Errors
+    /// As [`Network::load`].
+    pub fn load_with_limit(
+        path: &Path,
+        expected: Option<&[Pattern]>,
+        limit: u64,
+    ) -> Result<Loaded, Error> {
         let io_error = |source| Error::Io {
             path: path.to_owned(),
             source,
@@ -214,7 +227,7 @@ impl Network {
                     .join(" "),
             });
         }
-        let mut network = Network::with_limit(patterns, available_memory().unwrap_or(u64::MAX))?;
+        let mut network = Network::with_limit(patterns, limit)?;
         for table in network.tables_mut() {
             table.read_from(&mut input).map_err(io_error)?;
         }

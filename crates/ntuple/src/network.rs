@@ -1,34 +1,83 @@
 //! A network: patterns, their weight tables, and the value of a board.
 
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
 use board::Board;
 use board::bits::pext;
 
 use crate::memory::{available_memory, format_bytes};
 use crate::{Error, Pattern, Table};
 
-/// How one pattern turns a board into an index.
-#[derive(Clone, Copy, Debug)]
-enum Indexer {
-    /// Cells in increasing order: one `pext` of the board with this mask.
-    Pext(u64),
-    /// Any other order: cell by cell.
-    Cells(Pattern),
+/// A feature: where its table starts, and how a board becomes its index.
+trait Feature {
+    /// The weight `board` selects.
+    fn entry(&self, board: Board) -> &AtomicU32;
 }
 
-impl Indexer {
-    fn new(pattern: Pattern) -> Self {
-        match pattern.pext_mask() {
-            Some(mask) => Self::Pext(mask),
-            None => Self::Cells(pattern),
-        }
-    }
+/// A feature indexed cell by cell (any pattern).
+#[derive(Clone, Copy, Debug)]
+struct CellFeature {
+    pattern: Pattern,
+    /// The first entry of its table, which has 16^(cells) entries.
+    base: *const AtomicU32,
+}
 
+impl Feature for CellFeature {
     #[inline(always)]
-    fn index(self, board: Board) -> usize {
-        match self {
-            Self::Pext(mask) => pext(board.raw(), mask) as usize,
-            Self::Cells(pattern) => pattern.index(board),
-        }
+    fn entry(&self, board: Board) -> &AtomicU32 {
+        let index = self.pattern.index(board);
+        // SAFETY: an index of n cells of 4 bits is below 16^n, the table's
+        // length; the network owns the table and keeps it mapped as long as
+        // `self` can be reached through it.
+        unsafe { &*self.base.add(index) }
+    }
+}
+
+/// A feature whose cells increase, indexed by one `pext`: the fast path.
+#[derive(Clone, Copy, Debug)]
+struct PextFeature {
+    mask: u64,
+    /// The first entry of its table, which has 16^(cells) entries.
+    base: *const AtomicU32,
+}
+
+impl Feature for PextFeature {
+    #[inline(always)]
+    fn entry(&self, board: Board) -> &AtomicU32 {
+        let index = pext(board.raw(), self.mask) as usize;
+        // SAFETY: the mask has 4 bits per cell, so the index is below 16^n,
+        // the table's length; the table lives as long as the network.
+        unsafe { &*self.base.add(index) }
+    }
+}
+
+/// The features of a network, split as they are read.
+#[derive(Clone, Debug)]
+struct Features<F> {
+    /// Read on all eight images of the board, in pattern order.
+    isomorphic: Vec<F>,
+    /// Read on the board itself.
+    plain: Vec<F>,
+}
+
+impl<F> Features<F> {
+    fn new(
+        patterns: &[Pattern],
+        tables: &[Table],
+        feature: impl Fn(Pattern, &Table) -> Option<F>,
+    ) -> Option<Self> {
+        let select = |isomorphic: bool| {
+            patterns
+                .iter()
+                .zip(tables)
+                .filter(|(pattern, _)| pattern.is_isomorphic() == isomorphic)
+                .map(|(&pattern, table)| feature(pattern, table))
+                .collect::<Option<Vec<F>>>()
+        };
+        Some(Self {
+            isomorphic: select(true)?,
+            plain: select(false)?,
+        })
     }
 }
 
@@ -64,11 +113,18 @@ impl Indexer {
 pub struct Network {
     patterns: Vec<Pattern>,
     tables: Vec<Table>,
-    /// (table, indexer) of the isomorphic patterns, in pattern order.
-    isomorphic: Vec<(usize, Indexer)>,
-    /// (table, indexer) of the patterns read on the board only.
-    plain: Vec<(usize, Indexer)>,
+    /// Every feature, indexed cell by cell.
+    cells: Features<CellFeature>,
+    /// The same features when every pattern's cells increase, so that each
+    /// index is one `pext`: the fast path.
+    fast: Option<Features<PextFeature>>,
 }
+
+// SAFETY: the raw pointers of the features point into the tables this
+// network owns, and are only used for atomic access, like the tables.
+unsafe impl Send for Network {}
+// SAFETY: as above.
+unsafe impl Sync for Network {}
 
 impl Network {
     /// A network of `patterns` with zero weights, if it fits in the memory
@@ -104,19 +160,24 @@ impl Network {
             .map(|pattern| Table::zeroed(pattern.table_len()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|source| Error::Memory { needed, source })?;
-        let features = |isomorphic: bool| {
-            patterns
-                .iter()
-                .enumerate()
-                .filter(|(_, pattern)| pattern.is_isomorphic() == isomorphic)
-                .map(|(table, &pattern)| (table, Indexer::new(pattern)))
-                .collect()
-        };
+        let cells = Features::new(&patterns, &tables, |pattern, table| {
+            Some(CellFeature {
+                pattern,
+                base: table.base(),
+            })
+        })
+        .expect("every pattern can be read cell by cell");
+        let fast = Features::new(&patterns, &tables, |pattern, table| {
+            Some(PextFeature {
+                mask: pattern.pext_mask()?,
+                base: table.base(),
+            })
+        });
         Ok(Self {
-            isomorphic: features(true),
-            plain: features(false),
             patterns,
             tables,
+            cells,
+            fast,
         })
     }
 
@@ -154,7 +215,23 @@ impl Network {
     /// The value of `board`: the sum of the weights of all its features.
     #[inline]
     pub fn estimate(&self, board: Board) -> f32 {
-        self.visit(board, |table, index| table.get(index))
+        self.visit(board, |entry| f32::from_bits(entry.load(Relaxed)))
+    }
+
+    /// Asks the CPU to fetch the weights of `board`'s features into the
+    /// cache without waiting for them.
+    ///
+    /// The weights of a large network are scattered over far more memory
+    /// than the caches hold, so each estimate waits on memory. Prefetching
+    /// the weights of all four afterstates of a move before estimating any of
+    /// them lets all those loads overlap (docs/learning.md has the figures).
+    /// Does nothing on targets without a prefetch instruction.
+    #[inline]
+    pub fn prefetch(&self, board: Board) {
+        self.visit(board, |entry| {
+            prefetch(entry);
+            0.0
+        });
     }
 
     /// Adds `amount` to the weight of every feature of `board` and returns
@@ -165,38 +242,85 @@ impl Network {
     /// lines seen from several sides) add to it once each, as in TDL2048+.
     #[inline]
     pub fn update(&self, board: Board, amount: f32) -> f32 {
-        self.visit(board, |table, index| table.add(index, amount))
+        self.visit(board, |entry| {
+            let weight = f32::from_bits(entry.load(Relaxed)) + amount;
+            entry.store(weight.to_bits(), Relaxed);
+            weight
+        })
     }
 
-    /// Sums `weight(table, index)` over every feature of `board`, in the
-    /// documented order.
+    /// Sums `weight(entry)` over every feature of `board`, in the documented
+    /// order, on the fastest path the network allows. The common pattern
+    /// counts are unrolled, so that each weight costs a few instructions and
+    /// many loads can be in flight at once.
     #[inline(always)]
-    fn visit(&self, board: Board, mut weight: impl FnMut(&Table, usize) -> f32) -> f32 {
-        let mut total = 0.0f32;
-        if !self.isomorphic.is_empty() {
-            let mut image = board;
-            for step in 0..8 {
-                let mut partial = 0.0f32;
-                for &(table, indexer) in &self.isomorphic {
-                    partial += weight(&self.tables[table], indexer.index(image));
-                }
-                total += partial;
-                image = if step % 2 == 0 {
-                    image.flip()
-                } else {
-                    image.transpose()
-                };
-            }
+    fn visit(&self, board: Board, weight: impl FnMut(&AtomicU32) -> f32) -> f32 {
+        let Some(fast) = &self.fast else {
+            return walk(&self.cells.isomorphic[..], &self.cells.plain, board, weight);
+        };
+        let plain = &fast.plain[..];
+        match fast.isomorphic.len() {
+            2 => walk(unrolled::<2>(&fast.isomorphic), plain, board, weight),
+            4 => walk(unrolled::<4>(&fast.isomorphic), plain, board, weight),
+            5 => walk(unrolled::<5>(&fast.isomorphic), plain, board, weight),
+            6 => walk(unrolled::<6>(&fast.isomorphic), plain, board, weight),
+            8 => walk(unrolled::<8>(&fast.isomorphic), plain, board, weight),
+            _ => walk(&fast.isomorphic[..], plain, board, weight),
         }
-        if !self.plain.is_empty() {
+    }
+}
+
+fn unrolled<const N: usize>(features: &[PextFeature]) -> &[PextFeature; N] {
+    features.try_into().expect("the length was matched")
+}
+
+/// Sums `weight` over the isomorphic features on the eight images of
+/// `board` (the board, then alternately flipped and transposed; one partial
+/// sum per image), then over the plain features on the board itself.
+#[inline(always)]
+fn walk<'a, F: Feature + 'a>(
+    isomorphic: impl IntoIterator<Item = &'a F> + Copy,
+    plain: &'a [F],
+    board: Board,
+    mut weight: impl FnMut(&AtomicU32) -> f32,
+) -> f32 {
+    let mut total = 0.0f32;
+    if isomorphic.into_iter().next().is_some() {
+        let mut image = board;
+        for step in 0..8 {
             let mut partial = 0.0f32;
-            for &(table, indexer) in &self.plain {
-                partial += weight(&self.tables[table], indexer.index(board));
+            for feature in isomorphic {
+                partial += weight(feature.entry(image));
             }
             total += partial;
+            image = if step % 2 == 0 {
+                image.flip()
+            } else {
+                image.transpose()
+            };
         }
-        total
     }
+    if !plain.is_empty() {
+        let mut partial = 0.0f32;
+        for feature in plain {
+            partial += weight(feature.entry(board));
+        }
+        total += partial;
+    }
+    total
+}
+
+#[inline(always)]
+fn prefetch(entry: &AtomicU32) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint that never faults, and SSE is part of
+    // every x86-64 CPU.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(entry.as_ptr().cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = entry;
 }
 
 fn table_bytes(patterns: &[Pattern]) -> u64 {

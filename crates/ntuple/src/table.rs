@@ -48,6 +48,12 @@ impl Table {
         self.len == 0
     }
 
+    /// The address of the first entry, for the unchecked fast paths of
+    /// [`Network`](crate::Network).
+    pub(crate) fn base(&self) -> *const AtomicU32 {
+        self.map.as_ptr().cast()
+    }
+
     #[inline(always)]
     fn entries(&self) -> &[AtomicU32] {
         // SAFETY: the map holds `len` 4-byte, page-aligned entries and lives as

@@ -1,0 +1,63 @@
+//! `eval`: plays games with a trained n-tuple network at 1-ply and prints
+//! TDL2048+'s block statistics and summary table.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use cli::PlayArgs;
+use learn::{Log, Plan, Run, session};
+
+/// Plays games greedily with a trained n-tuple network (1-ply: the move with
+/// the largest reward + value of its afterstate) and prints the statistics of
+/// every block and a summary by largest tile, in TDL2048+'s layout.
+#[derive(Parser, Debug)]
+#[command(name = "eval", version)]
+struct Args {
+    /// The weights to play with (2048lab's format)
+    #[arg(short = 'i', long, value_name = "FILE")]
+    input: PathBuf,
+
+    /// Require the file to hold this network (names or patterns, as for train)
+    #[arg(short = 'n', long, num_args = 1.., value_name = "PATTERN")]
+    network: Option<Vec<String>>,
+
+    /// Games to play: BLOCKS of 1000, or BLOCKSxSIZE
+    #[arg(short = 'e', long, default_value = "10", value_name = "GAMES")]
+    evaluate: Plan,
+
+    #[command(flatten)]
+    play: PlayArgs,
+}
+
+fn main() -> ExitCode {
+    cli::main_with("eval", || evaluate(Args::parse()))
+}
+
+fn evaluate(args: Args) -> anyhow::Result<()> {
+    let network = cli::network(
+        args.network.as_deref(),
+        Some(&args.input),
+        args.play.memory_limit(),
+    )?;
+    let (seed_text, seed) = args.play.seed();
+    let mut log = Log::open(args.play.log.as_deref())?;
+    log.write(&cli::header(
+        "eval",
+        &seed_text,
+        args.play.threads,
+        &network,
+        &[],
+    ))?;
+    log.write(&format!("evaluate: {}\n\n", args.evaluate))?;
+    let run = Run {
+        network: &network,
+        spawns: args.play.spawns(),
+        learning: None,
+        seed,
+        threads: usize::from(args.play.threads),
+        plan: args.evaluate,
+    };
+    session::evaluate(&run, &mut log, args.play.win)?;
+    Ok(())
+}

@@ -1,0 +1,156 @@
+//! What 2048lab's command-line front ends share: the options of every run
+//! that plays games, the header they print, loading networks, and one way of
+//! ending with an error.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use anyhow::Context as _;
+use board::SpawnRule;
+use ntuple::{Network, Pattern, parse_bytes, parse_patterns};
+
+/// The options of every run that plays games.
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Seed: any text. The same seed replays the same episodes, bit for bit
+    /// with one thread [default: from the clock, printed in the header]
+    #[arg(short = 's', long)]
+    pub seed: Option<String>,
+
+    /// Threads playing at once, sharing one network without locks
+    #[arg(short = 'p', long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: u16,
+
+    /// Append everything printed to this log file too (TDL2048+'s layout)
+    #[arg(long, value_name = "FILE")]
+    pub log: Option<PathBuf>,
+
+    /// The tile counted as a win in the `win=` rates
+    #[arg(long, default_value = "2048", value_parser = parse_tile)]
+    pub win: u8,
+
+    /// Probability that a new tile is a 4
+    #[arg(long, default_value_t = 0.1, value_parser = parse_four_rate)]
+    pub four_rate: f64,
+
+    /// Refuse networks whose weights need more memory than this (e.g. 8G)
+    /// [default: the memory available now]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    pub memory: Option<u64>,
+}
+
+impl PlayArgs {
+    /// The seed's text (given, or the clock's nanoseconds) and its value.
+    pub fn seed(&self) -> (String, u64) {
+        let text = self.seed.clone().unwrap_or_else(|| {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            now.as_nanos().to_string()
+        });
+        let value = learn::seed_from_text(&text);
+        (text, value)
+    }
+
+    /// How tiles spawn.
+    pub fn spawns(&self) -> SpawnRule {
+        SpawnRule::new(self.four_rate).expect("checked when parsed")
+    }
+
+    /// The memory limit for weight tables.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory
+            .or_else(ntuple::available_memory)
+            .unwrap_or(u64::MAX)
+    }
+}
+
+fn parse_tile(text: &str) -> Result<u8, String> {
+    match text.parse::<u32>() {
+        Ok(value) if value >= 2 && value.is_power_of_two() => Ok(value.trailing_zeros() as u8),
+        _ => Err(format!("{text:?} is not a tile (2, 4, 8, ..., 32768)")),
+    }
+}
+
+fn parse_four_rate(text: &str) -> Result<f64, String> {
+    let rate: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    SpawnRule::new(rate).map_err(|error| error.to_string())?;
+    Ok(rate)
+}
+
+fn parse_memory(text: &str) -> Result<u64, String> {
+    parse_bytes(text).ok_or_else(|| format!("{text:?} is not a size (e.g. 512M, 8G)"))
+}
+
+/// The network to play with: read from `input` if given (which must then
+/// hold `words`' patterns, if given), else built from `words` with zero
+/// weights.
+///
+/// # Errors
+/// Unknown patterns, files that cannot be read or hold another network, and
+/// networks over `limit`.
+pub fn network(
+    words: Option<&[String]>,
+    input: Option<&Path>,
+    limit: u64,
+) -> anyhow::Result<Network> {
+    let patterns: Option<Vec<Pattern>> = words.map(parse_patterns).transpose()?;
+    match input {
+        Some(path) => Ok(Network::load_with_limit(path, patterns.as_deref(), limit)?.network),
+        None => {
+            let patterns =
+                patterns.context("no network given: name one with -n or load one with -i")?;
+            Ok(Network::with_limit(patterns, limit)?)
+        }
+    }
+}
+
+/// The lines a run starts with: the program, the command line, the seed,
+/// the threads and the network (with its memory).
+pub fn header(
+    program: &str,
+    seed: &str,
+    threads: u16,
+    network: &Network,
+    extra: &[String],
+) -> String {
+    let command: Vec<String> = std::env::args().collect();
+    let mut text = format!(
+        "2048lab {program} {}\n{}\nseed = {seed}\n",
+        env!("CARGO_PKG_VERSION"),
+        command.join(" ")
+    );
+    for line in extra {
+        text.push_str(line);
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "thread = {threads}x\nnetwork = {}\n\n",
+        network.describe()
+    ));
+    text
+}
+
+/// Runs a front end's `main`: a closed standard output ends it quietly, any
+/// other error is printed on one line, with its causes, and exits with 1.
+pub fn main_with(program: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("{program}: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

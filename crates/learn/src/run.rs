@@ -1,0 +1,178 @@
+//! Runs of many episodes in blocks, over threads that share one network.
+
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use board::SpawnRule;
+use ntuple::Network;
+use serde::{Deserialize, Serialize};
+
+use crate::{Error, Learning, Stats, episode, seed};
+
+/// How many episodes a run plays: `blocks` blocks of `block_size`.
+///
+/// Written as TDL2048+ writes it: `100` is 100 blocks of 1000 episodes, and
+/// `1x20000` one block of 20,000.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Plan {
+    /// The number of blocks.
+    pub blocks: u64,
+    /// Episodes per block.
+    pub block_size: u64,
+}
+
+impl Plan {
+    /// The number of episodes in all blocks.
+    pub fn episodes(&self) -> u64 {
+        self.blocks * self.block_size
+    }
+}
+
+impl FromStr for Plan {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let number = |part: &str| part.trim().parse::<u64>().ok().filter(|&n| n > 0);
+        let plan = match text.split_once(['x', 'X']) {
+            Some((blocks, size)) => number(blocks).zip(number(size)),
+            None => number(text).map(|blocks| (blocks, 1000)),
+        };
+        plan.map(|(blocks, block_size)| Plan { blocks, block_size })
+            .ok_or_else(|| Error::Plan {
+                input: text.to_owned(),
+            })
+    }
+}
+
+impl fmt::Display for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}x{}", self.blocks, self.block_size)
+    }
+}
+
+/// Everything that decides the episodes of a run.
+#[derive(Clone, Debug)]
+pub struct Run<'a> {
+    /// The network that chooses the moves (and learns, with `learning`).
+    pub network: &'a Network,
+    /// How tiles spawn.
+    pub spawns: SpawnRule,
+    /// TD learning settings, or `None` to play only.
+    pub learning: Option<Learning>,
+    /// The run's seed: episode `i` draws from [`seed::episode_rng`]`(seed, i)`.
+    pub seed: u64,
+    /// The number of threads playing at once (at least 1).
+    pub threads: usize,
+    /// The blocks to play.
+    pub plan: Plan,
+}
+
+/// A block just finished.
+#[derive(Clone, Copy, Debug)]
+pub struct Block<'a> {
+    /// Its index, from 0.
+    pub index: u64,
+    /// Its wall-clock time.
+    pub elapsed: Duration,
+    /// Its own episodes.
+    pub local: &'a Stats,
+    /// All episodes of the run so far, this block's included.
+    pub total: &'a Stats,
+}
+
+impl Run<'_> {
+    /// Plays block `index` (from 0): episodes `index * block_size` up to the
+    /// next block's first.
+    pub fn block(&self, index: u64) -> Stats {
+        let first = index * self.plan.block_size;
+        let size = self.plan.block_size;
+        let play = |episode: u64| {
+            let mut rng = seed::episode_rng(self.seed, first + episode);
+            episode::play(self.network, &self.spawns, self.learning.as_ref(), &mut rng)
+        };
+        if self.threads <= 1 {
+            let mut stats = Stats::default();
+            (0..size).for_each(|episode| stats.record(play(episode)));
+            return stats;
+        }
+        let next = AtomicU64::new(0);
+        std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..self.threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut stats = Stats::default();
+                        loop {
+                            let episode = next.fetch_add(1, Ordering::Relaxed);
+                            if episode >= size {
+                                break stats;
+                            }
+                            stats.record(play(episode));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .fold(Stats::default(), |mut all, worker| {
+                    all.merge(&worker.join().expect("a worker thread panicked"));
+                    all
+                })
+        })
+    }
+
+    /// Plays the blocks from `first_block` to the end of the plan, adding
+    /// them to `total` and calling `after_block` after each one; stops at the
+    /// first error it returns. Returns the time spent.
+    ///
+    /// # Errors
+    /// The first error of `after_block`.
+    pub fn execute<E>(
+        &self,
+        first_block: u64,
+        total: &mut Stats,
+        mut after_block: impl FnMut(Block<'_>) -> Result<(), E>,
+    ) -> Result<Duration, E> {
+        let start = Instant::now();
+        for index in first_block..self.plan.blocks {
+            let block_start = Instant::now();
+            let local = self.block(index);
+            total.merge(&local);
+            after_block(Block {
+                index,
+                elapsed: block_start.elapsed(),
+                local: &local,
+                total,
+            })?;
+        }
+        Ok(start.elapsed())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plans_read_as_tdl2048_writes_them() {
+        assert_eq!(
+            "100".parse::<Plan>().unwrap(),
+            Plan {
+                blocks: 100,
+                block_size: 1000
+            }
+        );
+        assert_eq!(
+            "1x20000".parse::<Plan>().unwrap(),
+            Plan {
+                blocks: 1,
+                block_size: 20000
+            }
+        );
+        assert_eq!("1x20000".parse::<Plan>().unwrap().to_string(), "1x20000");
+        for bad in ["", "0", "x5", "2x", "ten", "2x0", "-3"] {
+            assert!(bad.parse::<Plan>().is_err(), "{bad}");
+        }
+    }
+}

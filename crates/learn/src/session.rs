@@ -1,0 +1,83 @@
+//! Whole runs as the front ends use them: training with checkpoints, and
+//! evaluation with its summary, printed in TDL2048+'s layout.
+
+use std::path::PathBuf;
+
+use crate::checkpoint::{self, Progress, Settings};
+use crate::{Error, Log, Run, Stats, block_report, summary};
+
+/// Where and how often a training run saves its progress.
+#[derive(Clone, Debug)]
+pub struct Checkpointing {
+    /// The checkpoint file.
+    pub path: PathBuf,
+    /// Save after every this many blocks (and after the last).
+    pub every: u64,
+    /// The run's settings, stored so that only the same run resumes.
+    pub settings: Settings,
+}
+
+/// Trains `run.network` block by block from `resume` (or the start),
+/// printing each block to `log` and saving checkpoints as asked. Returns the
+/// statistics of all blocks, resumed ones included.
+///
+/// # Errors
+/// [`Error::Io`] if the log fails, [`Error::Network`] if a checkpoint cannot
+/// be written.
+pub fn train(
+    run: &Run,
+    log: &mut Log,
+    win_tile: u8,
+    checkpointing: Option<&Checkpointing>,
+    resume: Option<Progress>,
+) -> Result<Stats, Error> {
+    let (first_block, mut total) = resume.map_or((0, Stats::default()), |progress| {
+        (progress.blocks_done, progress.total)
+    });
+    let blocks = run.plan.blocks;
+    run.execute(first_block, &mut total, |block| {
+        log.write(&block_report(
+            block.index + 1,
+            blocks,
+            block.elapsed,
+            block.local,
+            block.total,
+            win_tile,
+        ))?;
+        let done = block.index + 1;
+        if let Some(checkpointing) = checkpointing
+            && (done % checkpointing.every.max(1) == 0 || done == blocks)
+        {
+            let progress = Progress {
+                settings: checkpointing.settings.clone(),
+                blocks_done: done,
+                total: block.total.clone(),
+            };
+            checkpoint::save(&checkpointing.path, run.network, &progress)?;
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(total)
+}
+
+/// Plays `run` (normally without learning), printing each block and then
+/// the summary table to `log`.
+///
+/// # Errors
+/// [`Error::Io`] if the log fails.
+pub fn evaluate(run: &Run, log: &mut Log, win_tile: u8) -> Result<Stats, Error> {
+    let mut total = Stats::default();
+    let blocks = run.plan.blocks;
+    let elapsed = run.execute(0, &mut total, |block| {
+        log.write(&block_report(
+            block.index + 1,
+            blocks,
+            block.elapsed,
+            block.local,
+            block.total,
+            win_tile,
+        ))
+    })?;
+    log.write(&summary(elapsed, &total, win_tile))?;
+    Ok(total)
+}
