@@ -1,0 +1,190 @@
+//! The `train` program as a user runs it: options, errors, logs, and a run
+//! killed and started again.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn train(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_train"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("train runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn help_explains_every_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = text(&train(&["--help"], dir.path()).stdout);
+    for option in [
+        "--network",
+        "-n",
+        "--train",
+        "-t",
+        "--evaluate",
+        "-e",
+        "--alpha",
+        "-a",
+        "--norm",
+        "--mode",
+        "--input",
+        "-i",
+        "--output",
+        "-o",
+        "--seed",
+        "-s",
+        "--threads",
+        "-p",
+        "--log",
+        "--win",
+        "--four-rate",
+        "--memory",
+        "--checkpoint-every",
+        "--restart",
+    ] {
+        assert!(help.contains(option), "--help lacks {option}:\n{help}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["-n", "01x5"], "pattern \"01x5\" is not valid"),
+        (&["-n", "2x4patt", "-t", "0"], "is not an episode count"),
+        (
+            &["-n", "2x4patt", "-m", "sideways"],
+            "is not a learning mode",
+        ),
+        (&["-n", "2x4patt", "--win", "3000"], "is not a tile"),
+        (
+            &["-n", "2x4patt", "--four-rate", "2"],
+            "4-rate must be between 0 and 1",
+        ),
+        (
+            &["-n", "4x8patt", "--memory", "1G"],
+            "needs 64 GiB, more than the 1 GiB allowed",
+        ),
+        (&["-i", "missing.nw"], "missing.nw"),
+        (&["--frobnicate"], "unexpected argument"),
+    ];
+    for (args, expected) in cases {
+        let output = train(args, dir.path());
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success(), "{args:?} succeeded");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+    // Weights of another network than the one named.
+    let output = train(&["-n", "0123", "-t", "1x10", "-o", "small.nw"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let output = train(
+        &["-n", "2x4patt", "-i", "small.nw", "-t", "1x10"],
+        dir.path(),
+    );
+    let stderr = text(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("train: small.nw: holds network 0123, not 0123 4567"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn trains_logs_saves_and_evaluates() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n", "2x4patt", "-t", "2x200", "-e", "1x100", "-s", "log", "--log", "run.log", "-o",
+        "net.nw",
+    ];
+    let output = train(&args, dir.path());
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(stdout.contains("network = 0123 4567 (2 tables, 16 features, 512 KiB of f32 weights)"));
+    assert!(
+        stdout.contains("\n001/002 ") && stdout.contains("\n002/002 "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\nsummary ")
+            && stdout.contains("tile     count   score    move     rate      win")
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("run.log")).unwrap(),
+        stdout
+    );
+    assert!(dir.path().join("net.nw").exists());
+    assert!(
+        !dir.path().join("net.nw.checkpoint").exists(),
+        "the checkpoint is removed at the end"
+    );
+    // Continuing from the saved weights starts better than from nothing.
+    let output = train(
+        &["-i", "net.nw", "-t", "1x200", "-s", "more", "-o", "more.nw"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+}
+
+#[test]
+fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |output: &'static str| {
+        vec![
+            "-n",
+            "2x4patt",
+            "-t",
+            "8x400",
+            "-s",
+            "kill",
+            "--checkpoint-every",
+            "1",
+            "-o",
+            output,
+        ]
+    };
+    let whole = train(&args("whole.nw"), dir.path());
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_train"))
+        .args(args("killed.nw"))
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let checkpoint = dir.path().join("killed.nw.checkpoint");
+    let start = Instant::now();
+    while !checkpoint.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(checkpoint.exists(), "a checkpoint was written");
+    assert!(
+        !dir.path().join("killed.nw").exists(),
+        "killed before the end"
+    );
+
+    let resumed = train(&args("killed.nw"), dir.path());
+    let stdout = text(&resumed.stdout);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(stdout.contains("resume: "), "{stdout}");
+    assert_eq!(
+        std::fs::read(dir.path().join("killed.nw")).unwrap(),
+        std::fs::read(dir.path().join("whole.nw")).unwrap(),
+        "the resumed run saves the same weights"
+    );
+    let last = |out: &str| {
+        out.lines()
+            .filter(|l| l.starts_with("total:"))
+            .last()
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(last(&stdout), last(&text(&whole.stdout)));
+}
