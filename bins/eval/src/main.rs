@@ -14,11 +14,13 @@ use learn::{Log, Plan, Run, session};
 #[derive(Parser, Debug)]
 #[command(name = "eval", version)]
 struct Args {
-    /// The weights to play with (2048lab's format)
+    /// The weights to play with (2048lab's format or TDL2048+'s .w)
     #[arg(short = 'i', long, value_name = "FILE")]
     input: PathBuf,
 
-    /// Require the file to hold this network (names or patterns, as for train)
+    /// The file's network (names or patterns, as for train): required to
+    /// match it; for a .w file it also says which tables are read without
+    /// isomorphism (8x4patt) [default: from the file]
     #[arg(short = 'n', long, num_args = 1.., value_name = "PATTERN")]
     network: Option<Vec<String>>,
 

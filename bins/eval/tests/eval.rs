@@ -69,7 +69,7 @@ fn bad_files_and_networks_are_clear_errors() {
         (&["-i", "none.nw"], "eval: none.nw: No such file"),
         (
             &["-i", "junk.nw"],
-            "eval: junk.nw: not a 2048lab weight file",
+            "eval: junk.nw: neither a 2048lab nor a TDL2048+ weight file",
         ),
         (
             &["-i", "net.nw", "-n", "4x6patt"],
@@ -105,4 +105,48 @@ fn a_closed_pipe_ends_quietly() {
     let output = child.wait_with_output().unwrap();
     assert!(output.status.success());
     assert_eq!(text(&output.stderr), "");
+}
+
+/// The folder of files written by TDL2048+, beside the repository.
+fn fixtures() -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
+    assert!(
+        dir.is_dir(),
+        "the TDL2048+ fixtures are missing: expected the shared folder beside the repository, with {}",
+        dir.display()
+    );
+    dir
+}
+
+#[test]
+fn plays_a_tdl2048_network_as_well_as_tdl2048() {
+    // TDL2048+ evaluated 2x4patt-td.w over 2,000 games: mean 7468.342,
+    // standard deviation 3089.8 (fixture README). Another 2,000 games land
+    // within 3 standard errors of the difference of two such means: +-290.
+    let dir = tempfile::tempdir().unwrap();
+    let weights = fixtures().join("2x4patt-td.w");
+    let weights = weights.to_str().unwrap();
+    let output = eval(
+        &[
+            "-i", weights, "-n", "2x4patt", "-e", "2", "-s", "eval", "-p", "2",
+        ],
+        dir.path(),
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let summary = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("summary"))
+        .nth(1)
+        .unwrap();
+    let average: f64 = summary
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("avg="))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        (average - 7468.0).abs() < 290.0,
+        "average {average}: {summary}"
+    );
 }

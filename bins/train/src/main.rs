@@ -49,11 +49,12 @@ struct Args {
     #[arg(short = 'm', long, default_value = "online")]
     mode: Mode,
 
-    /// Start from the weights in this file (2048lab's format)
+    /// Start from the weights in this file (2048lab's format or TDL2048+'s .w)
     #[arg(short = 'i', long, value_name = "FILE")]
     input: Option<PathBuf>,
 
-    /// Save the trained weights here [default: NETWORK.nw]
+    /// Save the trained weights here; a name ending in .w writes TDL2048+'s
+    /// format [default: NETWORK.nw]
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -158,7 +159,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         ("mode".to_owned(), learning.mode.to_string()),
         ("seed".to_owned(), seed_text.clone()),
     ]);
-    network.save(&output, &metadata)?;
+    cli::save(&network, &output, &metadata)?;
     // The output now holds everything the checkpoint did.
     let _ = std::fs::remove_file(&checkpoint_path);
     log.write(&format!("saved {}\n\n", output.display()))?;

@@ -186,3 +186,29 @@ fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
     };
     assert_eq!(last_total(&stdout), last_total(&text(&whole.stdout)));
 }
+
+#[test]
+fn reads_and_writes_tdl2048_weight_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = train(
+        &["-n", "2x4patt", "-t", "1x50", "-s", "w", "-o", "net.w"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let saved = std::fs::read(dir.path().join("net.w")).unwrap();
+    assert_eq!(
+        saved.len(),
+        524_335,
+        "the layout of TDL2048+'s 2x4patt files"
+    );
+    assert_eq!(saved[..5], [0, 2, 0, 0, 0], "no type byte, then two tables");
+    let patterns = ntuple::parse_patterns(["2x4patt"]).unwrap();
+    ntuple::Network::open(&dir.path().join("net.w"), Some(&patterns), u64::MAX).unwrap();
+    // And training goes on from a .w file, saving 2048lab's format.
+    let output = train(
+        &["-i", "net.w", "-t", "1x50", "-s", "on", "-o", "more.nw"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("network = 0123 4567 "));
+}

@@ -85,9 +85,9 @@ fn parse_memory(text: &str) -> Result<u64, String> {
     parse_bytes(text).ok_or_else(|| format!("{text:?} is not a size (e.g. 512M, 8G)"))
 }
 
-/// The network to play with: read from `input` if given (which must then
-/// hold `words`' patterns, if given), else built from `words` with zero
-/// weights.
+/// The network to play with: read from `input` if given (2048lab's format or
+/// TDL2048+'s `.w`, told apart by content; it must then hold `words`'
+/// patterns, if given), else built from `words` with zero weights.
 ///
 /// # Errors
 /// Unknown patterns, files that cannot be read or hold another network, and
@@ -99,13 +99,27 @@ pub fn network(
 ) -> anyhow::Result<Network> {
     let patterns: Option<Vec<Pattern>> = words.map(parse_patterns).transpose()?;
     match input {
-        Some(path) => Ok(Network::load_with_limit(path, patterns.as_deref(), limit)?.network),
+        Some(path) => Ok(Network::open(path, patterns.as_deref(), limit)?.network),
         None => {
             let patterns =
                 patterns.context("no network given: name one with -n or load one with -i")?;
             Ok(Network::with_limit(patterns, limit)?)
         }
     }
+}
+
+/// Saves `network` to `path`: as a TDL2048+ `.w` file if the name ends in
+/// `.w`, else in 2048lab's format with `metadata`.
+///
+/// # Errors
+/// If the file cannot be written.
+pub fn save(network: &Network, path: &Path, metadata: &ntuple::Metadata) -> anyhow::Result<()> {
+    if path.extension().is_some_and(|extension| extension == "w") {
+        network.save_tdl2048(path)?;
+    } else {
+        network.save(path, metadata)?;
+    }
+    Ok(())
 }
 
 /// The lines a run starts with: the program, the command line, the seed,

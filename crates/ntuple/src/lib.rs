@@ -33,6 +33,7 @@ mod memory;
 mod network;
 mod pattern;
 mod table;
+mod tdl2048;
 
 pub use alias::{ALIASES, alias_names, parse_patterns};
 pub use error::Error;

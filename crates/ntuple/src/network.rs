@@ -2,8 +2,8 @@
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-use board::Board;
 use board::bits::pext;
+use board::{Board, Symmetry};
 
 use crate::memory::{available_memory, format_bytes};
 use crate::{Error, Pattern, Table};
@@ -51,46 +51,107 @@ impl Feature for PextFeature {
     }
 }
 
-/// The features of a network, split as they are read.
-#[derive(Clone, Debug)]
-struct Features<F> {
-    /// Read on all eight images of the board, in pattern order.
-    isomorphic: Vec<F>,
-    /// Read on the board itself.
-    plain: Vec<F>,
+/// A feature of the feature-list order: `pext` when its cells increase.
+#[derive(Clone, Copy, Debug)]
+enum ListFeature {
+    Pext(PextFeature),
+    Cells(CellFeature),
 }
 
-impl<F> Features<F> {
-    fn new(
-        patterns: &[Pattern],
-        tables: &[Table],
-        feature: impl Fn(Pattern, &Table) -> Option<F>,
-    ) -> Option<Self> {
-        let select = |isomorphic: bool| {
-            patterns
-                .iter()
-                .zip(tables)
-                .filter(|(pattern, _)| pattern.is_isomorphic() == isomorphic)
-                .map(|(&pattern, table)| feature(pattern, table))
-                .collect::<Option<Vec<F>>>()
-        };
-        Some(Self {
-            isomorphic: select(true)?,
-            plain: select(false)?,
-        })
+impl ListFeature {
+    fn new(pattern: Pattern, base: *const AtomicU32) -> Self {
+        match pattern.pext_mask() {
+            Some(mask) => Self::Pext(PextFeature { mask, base }),
+            None => Self::Cells(CellFeature { pattern, base }),
+        }
+    }
+}
+
+impl Feature for ListFeature {
+    #[inline(always)]
+    fn entry(&self, board: Board) -> &AtomicU32 {
+        match self {
+            Self::Pext(feature) => feature.entry(board),
+            Self::Cells(feature) => feature.entry(board),
+        }
+    }
+}
+
+/// The order in which TDL2048+ lists the eight features of an isomorphic
+/// pattern (`0123 37bf fedc c840 cdef fb73 3210 048c` for `0123`).
+const FEATURE_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::RotateClockwise,
+    Symmetry::Rotate180,
+    Symmetry::RotateAnticlockwise,
+    Symmetry::Flip,
+    Symmetry::AntiTranspose,
+    Symmetry::Mirror,
+    Symmetry::Transpose,
+];
+
+/// How a network's features are read and summed: TDL2048+'s two orders,
+/// kept so that equal weights give bit-identical values.
+#[derive(Clone, Debug)]
+enum Layout {
+    /// Every pattern isomorphic: the patterns are read on the eight images of
+    /// the board, one partial sum per image. `fast` holds the same features
+    /// when each index is one `pext`.
+    Walk {
+        cells: Vec<CellFeature>,
+        fast: Option<Vec<PextFeature>>,
+    },
+    /// Otherwise: one running sum over the features in TDL2048+'s list order
+    /// (tables in order; an isomorphic table's eight features in
+    /// [`FEATURE_ORDER`]).
+    List(Vec<ListFeature>),
+}
+
+impl Layout {
+    fn new(patterns: &[Pattern], tables: &[Table]) -> Self {
+        let tables = patterns.iter().copied().zip(tables.iter().map(Table::base));
+        if patterns.iter().all(Pattern::is_isomorphic) {
+            let cells = tables
+                .clone()
+                .map(|(pattern, base)| CellFeature { pattern, base })
+                .collect();
+            let fast = tables
+                .map(|(pattern, base)| {
+                    Some(PextFeature {
+                        mask: pattern.pext_mask()?,
+                        base,
+                    })
+                })
+                .collect();
+            return Self::Walk { cells, fast };
+        }
+        let features = tables
+            .flat_map(|(pattern, base)| {
+                let symmetries = if pattern.is_isomorphic() {
+                    &FEATURE_ORDER[..]
+                } else {
+                    &FEATURE_ORDER[..1]
+                };
+                symmetries
+                    .iter()
+                    .map(move |&symmetry| ListFeature::new(pattern.transformed(symmetry), base))
+            })
+            .collect();
+        Self::List(features)
     }
 }
 
 /// An n-tuple network: the value of a board is the sum of the weights its
 /// features select, one table per pattern.
 ///
-/// Isomorphic patterns are read on the eight symmetric images of the board,
-/// visited as TDL2048+ visits them: the board, then alternately flipped top
-/// to bottom and transposed (seven cheap steps). The weights of each image
-/// are summed in pattern order into a partial sum, and the partial sums into
-/// the total, the order TDL2048+ uses, so equal weights give equal `f32`
-/// values. Patterns without isomorphism are read on the board alone and
-/// summed last.
+/// The weights are summed in TDL2048+'s orders, so equal weights give equal
+/// `f32` values. When every pattern is isomorphic, the patterns are read on
+/// the eight symmetric images of the board, visited as TDL2048+ visits them
+/// (the board, then alternately flipped top to bottom and transposed: seven
+/// cheap steps), the weights of each image summed in pattern order into a
+/// partial sum and the partial sums into the total. Otherwise (patterns
+/// without isomorphism, `merge`), one running sum goes over the features in
+/// the order TDL2048+ lists them.
 ///
 /// `estimate` and `update` take `&self`: the tables are lock-free (see
 /// [`Table`]), so threads can train one network together.
@@ -113,11 +174,7 @@ impl<F> Features<F> {
 pub struct Network {
     patterns: Vec<Pattern>,
     tables: Vec<Table>,
-    /// Every feature, indexed cell by cell.
-    cells: Features<CellFeature>,
-    /// The same features when every pattern's cells increase, so that each
-    /// index is one `pext`: the fast path.
-    fast: Option<Features<PextFeature>>,
+    layout: Layout,
 }
 
 // SAFETY: the raw pointers of the features point into the tables this
@@ -160,25 +217,25 @@ impl Network {
             .map(|pattern| Table::zeroed(pattern.table_len()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|source| Error::Memory { needed, source })?;
-        let cells = Features::new(&patterns, &tables, |pattern, table| {
-            Some(CellFeature {
-                pattern,
-                base: table.base(),
-            })
-        })
-        .expect("every pattern can be read cell by cell");
-        let fast = Features::new(&patterns, &tables, |pattern, table| {
-            Some(PextFeature {
-                mask: pattern.pext_mask()?,
-                base: table.base(),
-            })
-        });
-        Ok(Self {
+        Ok(Self::from_parts(patterns, tables))
+    }
+
+    /// The network of these patterns and their tables, one each, of the
+    /// right lengths.
+    pub(crate) fn from_parts(patterns: Vec<Pattern>, tables: Vec<Table>) -> Self {
+        assert!(
+            patterns.len() == tables.len()
+                && patterns
+                    .iter()
+                    .zip(&tables)
+                    .all(|(p, t)| p.table_len() == t.len()),
+            "one table of the right length per pattern"
+        );
+        Self {
+            layout: Layout::new(&patterns, &tables),
             patterns,
             tables,
-            cells,
-            fast,
-        })
+        }
     }
 
     /// The patterns, in order.
@@ -254,18 +311,25 @@ impl Network {
     /// counts are unrolled, so that each weight costs a few instructions and
     /// many loads can be in flight at once.
     #[inline(always)]
-    fn visit(&self, board: Board, weight: impl FnMut(&AtomicU32) -> f32) -> f32 {
-        let Some(fast) = &self.fast else {
-            return walk(&self.cells.isomorphic[..], &self.cells.plain, board, weight);
+    fn visit(&self, board: Board, mut weight: impl FnMut(&AtomicU32) -> f32) -> f32 {
+        let (cells, fast) = match &self.layout {
+            Layout::Walk { cells, fast } => (cells, fast),
+            Layout::List(features) => {
+                return features.iter().fold(0.0f32, |total, feature| {
+                    total + weight(feature.entry(board))
+                });
+            }
         };
-        let plain = &fast.plain[..];
-        match fast.isomorphic.len() {
-            2 => walk(unrolled::<2>(&fast.isomorphic), plain, board, weight),
-            4 => walk(unrolled::<4>(&fast.isomorphic), plain, board, weight),
-            5 => walk(unrolled::<5>(&fast.isomorphic), plain, board, weight),
-            6 => walk(unrolled::<6>(&fast.isomorphic), plain, board, weight),
-            8 => walk(unrolled::<8>(&fast.isomorphic), plain, board, weight),
-            _ => walk(&fast.isomorphic[..], plain, board, weight),
+        let Some(fast) = fast else {
+            return walk(&cells[..], board, weight);
+        };
+        match fast.len() {
+            2 => walk(unrolled::<2>(fast), board, weight),
+            4 => walk(unrolled::<4>(fast), board, weight),
+            5 => walk(unrolled::<5>(fast), board, weight),
+            6 => walk(unrolled::<6>(fast), board, weight),
+            8 => walk(unrolled::<8>(fast), board, weight),
+            _ => walk(&fast[..], board, weight),
         }
     }
 }
@@ -274,38 +338,28 @@ fn unrolled<const N: usize>(features: &[PextFeature]) -> &[PextFeature; N] {
     features.try_into().expect("the length was matched")
 }
 
-/// Sums `weight` over the isomorphic features on the eight images of
-/// `board` (the board, then alternately flipped and transposed; one partial
-/// sum per image), then over the plain features on the board itself.
+/// Sums `weight` over the features on the eight images of `board` (the
+/// board, then alternately flipped and transposed), one partial sum per
+/// image.
 #[inline(always)]
 fn walk<'a, F: Feature + 'a>(
-    isomorphic: impl IntoIterator<Item = &'a F> + Copy,
-    plain: &'a [F],
+    features: impl IntoIterator<Item = &'a F> + Copy,
     board: Board,
     mut weight: impl FnMut(&AtomicU32) -> f32,
 ) -> f32 {
     let mut total = 0.0f32;
-    if isomorphic.into_iter().next().is_some() {
-        let mut image = board;
-        for step in 0..8 {
-            let mut partial = 0.0f32;
-            for feature in isomorphic {
-                partial += weight(feature.entry(image));
-            }
-            total += partial;
-            image = if step % 2 == 0 {
-                image.flip()
-            } else {
-                image.transpose()
-            };
-        }
-    }
-    if !plain.is_empty() {
+    let mut image = board;
+    for step in 0..8 {
         let mut partial = 0.0f32;
-        for feature in plain {
-            partial += weight(feature.entry(board));
+        for feature in features {
+            partial += weight(feature.entry(image));
         }
         total += partial;
+        image = if step % 2 == 0 {
+            image.flip()
+        } else {
+            image.transpose()
+        };
     }
     total
 }

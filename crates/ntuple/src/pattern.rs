@@ -11,14 +11,20 @@ use crate::Error;
 /// largest table any known network uses, and the index fits a `u32`.
 pub const MAX_CELLS: usize = 8;
 
-/// An n-tuple: up to eight distinct cells, written as hex digits (`012345`
-/// is cells 0 to 5), whose tiles form the index of one weight table.
+/// What indexes one weight table: an n-tuple of up to eight distinct cells,
+/// written as hex digits (`012345` is cells 0 to 5), or TDL2048+'s `merge`
+/// statistic.
 ///
 /// The index of a board is the sum of `tile(cells[j]) << 4j`: the first cell
 /// is the least significant nibble, as in TDL2048+. An *isomorphic* pattern
 /// (the default) is read on all eight symmetric images of the board, so one
 /// table holds the weights of eight features; a trailing `!` (`0123!`) makes
 /// it read the board only as it is, as in the course's 8x4 network.
+///
+/// `merge` is TDL2048+'s statistic feature of the same name: a table of 2^16
+/// weights, read once on the board, indexed by the number of merges (0 to 2)
+/// a left move would make in each row (bits `2r..2r+2`) and an up move in
+/// each column (bits `8+2c..8+2c+2`).
 ///
 /// ```
 /// use ntuple::Pattern;
@@ -32,11 +38,24 @@ pub const MAX_CELLS: usize = 8;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Pattern {
     cells: [u8; MAX_CELLS],
+    /// The number of cells; 0 for `merge`.
     len: u8,
     isomorphic: bool,
 }
 
 impl Pattern {
+    /// TDL2048+'s `merge` statistic: merges per row and column.
+    pub const MERGE: Pattern = Pattern {
+        cells: [0; MAX_CELLS],
+        len: 0,
+        isomorphic: false,
+    };
+
+    /// Whether this is the `merge` statistic rather than an n-tuple.
+    pub const fn is_merge(&self) -> bool {
+        self.len == 0
+    }
+
     /// The pattern over `cells`, read on all eight symmetric images if
     /// `isomorphic`.
     ///
@@ -74,7 +93,7 @@ impl Pattern {
         })
     }
 
-    /// The cells, first (least significant) first.
+    /// The cells, first (least significant) first; none for `merge`.
     pub fn cells(&self) -> &[u8] {
         &self.cells[..usize::from(self.len)]
     }
@@ -89,15 +108,33 @@ impl Pattern {
         if self.isomorphic { 8 } else { 1 }
     }
 
-    /// The number of entries in its table, 16^n.
+    /// The number of entries in its table, 16^n (2^16 for `merge`).
     pub const fn table_len(&self) -> usize {
-        1 << (4 * self.len as usize)
+        if self.is_merge() {
+            1 << 16
+        } else {
+            1 << (4 * self.len as usize)
+        }
+    }
+
+    /// This pattern with its cells moved by `symmetry`: the feature that
+    /// reads the board as this pattern reads the board's image.
+    #[must_use]
+    pub fn transformed(&self, symmetry: board::Symmetry) -> Self {
+        let mut moved = *self;
+        for cell in &mut moved.cells[..usize::from(self.len)] {
+            *cell = symmetry.cell(usize::from(*cell)) as u8;
+        }
+        moved
     }
 
     /// The bits of its cells in a board, when its cells are in increasing
     /// order: then one `pext` with this mask is the index. `None` otherwise.
     pub(crate) fn pext_mask(&self) -> Option<u64> {
         let cells = self.cells();
+        if self.is_merge() {
+            return None;
+        }
         cells
             .windows(2)
             .all(|pair| pair[0] < pair[1])
@@ -107,6 +144,9 @@ impl Pattern {
     /// The index of `board` in this pattern's table, cell by cell: the plain
     /// definition the fast paths are tested against.
     pub fn index(&self, board: Board) -> usize {
+        if self.is_merge() {
+            return merge_index(board);
+        }
         self.cells()
             .iter()
             .enumerate()
@@ -115,12 +155,44 @@ impl Pattern {
     }
 }
 
+/// TDL2048+'s `merge` index: the merges of each row, then of each column.
+fn merge_index(board: Board) -> usize {
+    let transposed = board.transpose();
+    (0..4).fold(0, |index, line| {
+        let row = merges((board.raw() >> (16 * line)) as u16);
+        let column = merges((transposed.raw() >> (16 * line)) as u16);
+        index | row << (2 * line) | column << (8 + 2 * line)
+    })
+}
+
+/// The number of merges sliding a line of four nibbles makes (either way:
+/// a run of k equal tiles gives k / 2 merges from either end).
+fn merges(line: u16) -> usize {
+    let mut count = 0;
+    let mut open: Option<u16> = None;
+    for tile in (0..4)
+        .map(|i| (line >> (4 * i)) & 0xF)
+        .filter(|&tile| tile != 0)
+    {
+        if open == Some(tile) {
+            count += 1;
+            open = None;
+        } else {
+            open = Some(tile);
+        }
+    }
+    count
+}
+
 impl FromStr for Pattern {
     type Err = Error;
 
     /// Reads hex digits, one per cell, with an optional trailing `!` for a
     /// pattern without isomorphism.
     fn from_str(input: &str) -> Result<Self, Error> {
+        if input == "merge" {
+            return Ok(Self::MERGE);
+        }
         let (digits, isomorphic) = match input.strip_suffix('!') {
             Some(digits) => (digits, false),
             None => (input, true),
@@ -144,8 +216,12 @@ impl FromStr for Pattern {
 }
 
 impl fmt::Display for Pattern {
-    /// The hex digits, with `!` after a pattern without isomorphism.
+    /// The hex digits, with `!` after a pattern without isomorphism, or
+    /// `merge`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.is_merge() {
+            return f.write_str("merge");
+        }
         for cell in self.cells() {
             write!(f, "{cell:x}")?;
         }
@@ -200,5 +276,40 @@ mod tests {
         assert_eq!(reversed.index(board), 0x1234);
         assert_eq!(pattern.pext_mask(), Some(0xFFFF));
         assert_eq!(reversed.pext_mask(), None);
+    }
+
+    #[test]
+    fn merge_counts_merges_per_row_and_column() {
+        // Row 0: 2 2 4 4 (two merges); column 0: 2 . 2 . (one merge).
+        let board: Board = "2 2 4 4 / . . . . / 2 . . . / . . . .".parse().unwrap();
+        let merge: Pattern = "merge".parse().unwrap();
+        assert_eq!(merge.index(board), 0b10 | 0b01 << 8);
+        assert_eq!(merge.to_string(), "merge");
+        assert_eq!(merge.table_len(), 65536);
+        assert_eq!(merge.features(), 1);
+    }
+
+    #[test]
+    fn transformed_patterns_list_tdl2048s_features() {
+        use board::Symmetry::*;
+        let pattern: Pattern = "0123".parse().unwrap();
+        let listed: Vec<String> = [
+            Identity,
+            RotateClockwise,
+            Rotate180,
+            RotateAnticlockwise,
+            Flip,
+            AntiTranspose,
+            Mirror,
+            Transpose,
+        ]
+        .map(|s| pattern.transformed(s).to_string())
+        .to_vec();
+        assert_eq!(
+            listed,
+            [
+                "0123", "37bf", "fedc", "c840", "cdef", "fb73", "3210", "048c"
+            ]
+        );
     }
 }

@@ -83,6 +83,14 @@ impl Table {
         weight
     }
 
+    /// Sets the weight at `index`.
+    ///
+    /// # Panics
+    /// If `index` is out of range.
+    pub fn set(&self, index: usize, value: f32) {
+        self.entries()[index].store(value.to_bits(), Relaxed);
+    }
+
     /// Sets every weight to `value`.
     pub fn fill(&mut self, value: f32) {
         for entry in self.entries() {

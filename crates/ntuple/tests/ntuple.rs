@@ -78,7 +78,7 @@ proptest! {
     fn fast_indices_match_the_definition(board in boards(), seed in 0u64..4) {
         // Increasing cells take the pext path, the others the generic one;
         // the plain patterns are read on the board alone.
-        for patterns in ["0123 4567 0145", "3210 fb73 c840", "0123! 159d! 8c40!", "2x4patt 37b!"] {
+        for patterns in ["0123 4567 0145", "3210 fb73 c840", "0123! 159d! 8c40!", "2x4patt 37b!", "0123 merge"] {
             let network = network_with_integer_weights(patterns, seed);
             prop_assert_eq!(network.estimate(board), reference_value(&network, board), "{}", patterns);
         }
@@ -255,4 +255,217 @@ fn missing_files_and_folders_are_io_errors() {
             .to_string()
             .starts_with(&nowhere.display().to_string())
     );
+}
+
+/// The folder of files written by TDL2048+, beside the repository.
+fn fixtures() -> std::path::PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
+    assert!(
+        dir.is_dir(),
+        "the TDL2048+ fixtures are missing: expected the shared folder beside the repository, with {}",
+        dir.display()
+    );
+    dir
+}
+
+/// The fixture `name`, unpacked into `dir` if it is gzipped.
+fn fixture(name: &str, dir: &Path) -> std::path::PathBuf {
+    let path = fixtures().join(name);
+    if path.exists() {
+        return path;
+    }
+    let packed = fixtures().join(format!("{name}.gz"));
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(std::fs::File::open(&packed).unwrap()),
+        &mut bytes,
+    )
+    .unwrap();
+    let unpacked = dir.join(name);
+    std::fs::write(&unpacked, bytes).unwrap();
+    unpacked
+}
+
+/// The networks of the fixtures, as TDL2048+ was told them with `-n`.
+const FIXTURE_NETWORKS: [(&str, &str); 4] = [
+    ("2x4patt-td.w", "2x4patt"),
+    ("2x4patt-tc.w", "2x4patt"),
+    ("8x4patt-td.w", "8x4patt"),
+    ("mixed-td.w", "0123 01245 merge"),
+];
+
+struct ValueRow {
+    board: Board,
+    values: [f32; 4],
+    best_move: i32,
+    move_values: [f32; 4],
+}
+
+fn value_rows() -> Vec<ValueRow> {
+    let text = std::fs::read_to_string(fixtures().join("values.tsv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let float = |i: usize| fields[i].parse::<f32>().unwrap();
+            ValueRow {
+                board: Board::from_raw(u64::from_str_radix(&fields[0][2..], 16).unwrap()),
+                values: [float(1), float(2), float(3), float(4)],
+                best_move: fields[5].parse().unwrap(),
+                move_values: [float(8), float(9), float(10), float(11)],
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn tdl2048_files_give_its_values_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let rows = value_rows();
+    assert_eq!(rows.len(), 200);
+    for (column, (file, network)) in FIXTURE_NETWORKS.iter().enumerate() {
+        let patterns = parse_patterns([network]).unwrap();
+        let loaded = Network::open(&fixture(file, dir.path()), Some(&patterns), u64::MAX).unwrap();
+        for row in &rows {
+            let value = loaded.network.estimate(row.board);
+            assert_eq!(
+                value.to_bits(),
+                row.values[column].to_bits(),
+                "{file} on {:?}: {value} against TDL2048+'s {}",
+                row.board,
+                row.values[column]
+            );
+        }
+    }
+}
+
+#[test]
+fn greedy_moves_match_tdl2048() {
+    let patterns = parse_patterns(["2x4patt"]).unwrap();
+    let network = Network::open(&fixtures().join("2x4patt-td.w"), Some(&patterns), u64::MAX)
+        .unwrap()
+        .network;
+    for row in value_rows() {
+        let values = row.board.afterstates().0.map(|outcome| {
+            outcome.map_or(-f32::MAX, |a| a.reward as f32 + network.estimate(a.board))
+        });
+        assert_eq!(
+            values.map(f32::to_bits),
+            row.move_values.map(f32::to_bits),
+            "{:?}",
+            row.board
+        );
+        // The first of the largest, in the order up, right, down, left.
+        let best = (0..4)
+            .filter(|&d| row.board.afterstates().0[d].is_some())
+            .fold(None, |best: Option<usize>, d| match best {
+                Some(b) if values[b] >= values[d] => Some(b),
+                _ => Some(d),
+            });
+        assert_eq!(
+            best.map_or(-1, |d| d as i32),
+            row.best_move,
+            "{:?}",
+            row.board
+        );
+    }
+}
+
+#[test]
+fn tdl2048_files_round_trip_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, network) in FIXTURE_NETWORKS {
+        let original = fixture(file, dir.path());
+        let patterns = parse_patterns([network]).unwrap();
+        let loaded = Network::open(&original, Some(&patterns), u64::MAX).unwrap();
+        let saved = dir.path().join(format!("saved-{file}"));
+        loaded.network.save_tdl2048(&saved).unwrap();
+        let bytes = std::fs::read(&saved).unwrap();
+        if file.contains("-tc") {
+            // Outside TC mode TDL2048+ keeps the values and drops the TC
+            // field, leaving the layout of the TD file.
+            assert_eq!(bytes.len(), 524_335);
+            let again = Network::open(&saved, Some(&patterns), u64::MAX)
+                .unwrap()
+                .network;
+            for board in sample_boards() {
+                assert_eq!(again.estimate(board), loaded.network.estimate(board));
+            }
+        } else {
+            assert_eq!(bytes, std::fs::read(&original).unwrap(), "{file}");
+        }
+    }
+}
+
+#[test]
+fn tdl2048_files_rebuild_their_network_from_table_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let network = |file: &str| {
+        let loaded = Network::open(&fixture(file, dir.path()), None, u64::MAX).unwrap();
+        (loaded.network.describe(), loaded.network.feature_count())
+    };
+    assert_eq!(network("2x4patt-td.w").1, 16);
+    // As in TDL2048+: without -n, the 8 lines come back as isomorphic 4-tuples.
+    assert_eq!(network("8x4patt-td.w").1, 64);
+    let (described, features) = network("mixed-td.w");
+    assert!(described.starts_with("0123 01245 merge"), "{described}");
+    assert_eq!(features, 17);
+}
+
+#[test]
+fn damaged_tdl2048_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(fixtures().join("2x4patt-td.w")).unwrap();
+    let path = dir.path().join("cut.w");
+    let patterns = parse_patterns(["2x4patt"]).unwrap();
+    for cut in [0, 1, 4, 10, 30, 1000, bytes.len() / 2, bytes.len() - 1] {
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let message = Network::open(&path, Some(&patterns), u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with(&path.display().to_string()),
+            "{message}"
+        );
+        assert!(
+            message.contains("truncated") || message.contains("ends"),
+            "cut at {cut}: {message}"
+        );
+    }
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"junk");
+    std::fs::write(&path, &longer).unwrap();
+    assert!(
+        Network::open(&path, None, u64::MAX)
+            .unwrap_err()
+            .to_string()
+            .contains("after the last table")
+    );
+
+    std::fs::write(&path, &bytes).unwrap();
+    let other = parse_patterns(["4x6patt"]).unwrap();
+    let error = Network::open(&path, Some(&other), u64::MAX).unwrap_err();
+    assert!(matches!(error, Error::WrongNetwork { .. }), "{error}");
+    assert!(matches!(
+        Network::open(&path, None, 1000),
+        Err(Error::TooLarge { .. })
+    ));
+
+    std::fs::write(&path, b"\x07garbage").unwrap();
+    let message = Network::open(&path, None, u64::MAX)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("neither a 2048lab nor a TDL2048+ weight file"),
+        "{message}"
+    );
+
+    // Every damaged byte of the first table's header is an error or a
+    // readable file, never a panic.
+    for position in 0..30 {
+        let mut damaged = bytes.clone();
+        damaged[position] ^= 0x5A;
+        std::fs::write(&path, &damaged).unwrap();
+        let _ = Network::open(&path, None, 1 << 30);
+    }
 }

@@ -1,0 +1,304 @@
+//! TDL2048+'s `.w` weight files, read and written so that networks move
+//! between the two programs (format: ../shared/docs/tdl2048.md and
+//! docs/weights.md).
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+use crate::file::{Loaded, MAGIC, Metadata, write_atomically};
+use crate::{Error, Network, Pattern, Table};
+
+/// The record code of a weight table.
+const TABLE_RECORD: u8 = 4;
+
+/// More tables than any network has: a larger count is a damaged file.
+const MAX_TABLES: u32 = 4096;
+
+impl Network {
+    /// Reads a weight file of either format: 2048lab's (it starts with
+    /// [`MAGIC`]) or TDL2048+'s `.w`. See [`Network::load_with_limit`] and
+    /// [`Network::load_tdl2048`].
+    ///
+    /// # Errors
+    /// As those functions.
+    pub fn open(path: &Path, expected: Option<&[Pattern]>, limit: u64) -> Result<Loaded, Error> {
+        let mut start = [0u8; 8];
+        let read = File::open(path)
+            .and_then(|mut file| file.read(&mut start))
+            .map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        if read == 8 && start == MAGIC {
+            Self::load_with_limit(path, expected, limit)
+        } else {
+            Self::load_tdl2048(path, expected, limit)
+        }
+    }
+
+    /// Reads a TDL2048+ `.w` file.
+    ///
+    /// With `expected`, the file's tables must be those patterns' tables, by
+    /// name and size, in order, and the network keeps their isomorphism
+    /// (`8x4patt` is read without it). Without, the network is rebuilt from
+    /// the names as TDL2048+ does: hex names become isomorphic patterns, and
+    /// `merge` its statistic. Tables of 2-byte (half), 4-byte and 8-byte
+    /// floats are read, as `f32`; extra fields such as TC's accumulators are
+    /// skipped, as TDL2048+ does outside its TC mode.
+    ///
+    /// # Errors
+    /// [`Error::File`] naming the file and the table for anything that is not
+    /// a complete `.w` file of supported tables; [`Error::WrongNetwork`];
+    /// [`Error::TooLarge`] before allocating a table past `limit`.
+    pub fn load_tdl2048(
+        path: &Path,
+        expected: Option<&[Pattern]>,
+        limit: u64,
+    ) -> Result<Loaded, Error> {
+        let bad = |problem: String| Error::File {
+            path: path.to_owned(),
+            problem,
+        };
+        let file = File::open(path).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let mut input = BufReader::with_capacity(1 << 16, file);
+        let truncated = |what: &str| bad(format!("truncated: the file ends inside {what}"));
+        let mut first = read_array::<1>(&mut input).map_err(|_| truncated("its first byte"))?[0];
+        if first == b'w' {
+            first = read_array::<1>(&mut input).map_err(|_| truncated("its first bytes"))?[0];
+        }
+        if first != 0 {
+            return Err(bad(format!(
+                "neither a 2048lab nor a TDL2048+ weight file (it starts with byte {first:#04x})"
+            )));
+        }
+        let count =
+            u32::from_le_bytes(read_array(&mut input).map_err(|_| truncated("the table count"))?);
+        if count == 0 || count > MAX_TABLES {
+            return Err(bad(format!("corrupt: {count} tables")));
+        }
+        let mut patterns = Vec::new();
+        let mut tables = Vec::new();
+        let mut names = Vec::new();
+        let mut allocated = 0u64;
+        for number in 1..=count {
+            let header =
+                read_array::<19>(&mut input).map_err(|_| truncated(&format!("table {number}")))?;
+            if header[0] != TABLE_RECORD {
+                return Err(bad(format!(
+                    "table {number}: unknown record code {}",
+                    header[0]
+                )));
+            }
+            let name = table_name(header[1..9].try_into().unwrap())
+                .map_err(|problem| bad(format!("table {number}: {problem}")))?;
+            let element = u16::from_le_bytes([header[9], header[10]]);
+            let entries = u64::from_le_bytes(header[11..19].try_into().unwrap());
+            let pattern = match expected {
+                Some(expected) => expected.get(names.len()).copied(),
+                // As TDL2048+ rebuilds a network from table names.
+                None => name.parse::<Pattern>().ok(),
+            };
+            let pattern = match pattern {
+                Some(pattern)
+                    if pattern.table_len() as u64 == entries && name_of(&pattern) == name =>
+                {
+                    pattern
+                }
+                _ if expected.is_some() => {
+                    return Err(wrong_network(path, &names, &name, expected.unwrap()));
+                }
+                _ => {
+                    return Err(bad(format!(
+                        "table {name:?} ({entries} entries) is not an n-tuple or merge table 2048lab reads"
+                    )));
+                }
+            };
+            allocated += entries * 4;
+            if allocated > limit {
+                return Err(Error::TooLarge {
+                    network: format!("{} and more", names.join(" ")),
+                    needed: allocated,
+                    limit,
+                });
+            }
+            let mut table = Table::zeroed(entries as usize).map_err(|source| Error::Memory {
+                needed: entries * 4,
+                source,
+            })?;
+            read_values(&mut input, &mut table, element)
+                .map_err(|problem| bad(format!("table {name}: {problem}")))?;
+            skip_extra_fields(&mut input)
+                .map_err(|problem| bad(format!("table {name}: {problem}")))?;
+            names.push(name);
+            patterns.push(pattern);
+            tables.push(table);
+        }
+        if let Some(expected) = expected
+            && expected.len() != patterns.len()
+        {
+            return Err(Error::WrongNetwork {
+                path: path.to_owned(),
+                found: names.join(" "),
+                expected: describe(expected),
+            });
+        }
+        let mut rest = Vec::new();
+        input
+            .take(1 << 20)
+            .read_to_end(&mut rest)
+            .map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        if !rest.is_empty() {
+            return Err(bad(format!(
+                "{} bytes or more after the last table",
+                rest.len()
+            )));
+        }
+        Ok(Loaded {
+            network: Network::from_parts(patterns, tables),
+            metadata: Metadata::new(),
+        })
+    }
+
+    /// Writes the network as a TDL2048+ `.w` file that TDL2048+ loads with
+    /// the same `-n`: `f32` tables, no extra fields, no leading type byte.
+    /// Isomorphism is not recorded in the format (as in TDL2048+).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn save_tdl2048(&self, path: &Path) -> Result<(), Error> {
+        write_atomically(path, |file| {
+            let mut out = BufWriter::with_capacity(1 << 20, file);
+            out.write_all(&[0])?;
+            out.write_all(&(self.patterns().len() as u32).to_le_bytes())?;
+            for (pattern, table) in self.patterns().iter().zip(self.tables()) {
+                out.write_all(&[TABLE_RECORD])?;
+                out.write_all(&name_bytes(pattern))?;
+                out.write_all(&4u16.to_le_bytes())?;
+                out.write_all(&(table.len() as u64).to_le_bytes())?;
+                table.write_to(&mut out)?;
+                out.write_all(&0u16.to_le_bytes())?;
+            }
+            out.into_inner().map_err(io::IntoInnerError::into_error)
+        })
+    }
+}
+
+fn read_array<const N: usize>(input: &mut impl Read) -> io::Result<[u8; N]> {
+    let mut bytes = [0; N];
+    input.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The name of a table: a pure hex name is a `u32`, its digit count and two
+/// zero bytes; any other is its first 8 characters padded with spaces.
+fn table_name(bytes: [u8; 8]) -> Result<String, String> {
+    if bytes[6..8] != [0, 0] {
+        return Ok(String::from_utf8_lossy(&bytes).trim_end().to_owned());
+    }
+    let value = u32::from_le_bytes(bytes[..4].try_into().unwrap());
+    let digits = usize::from(u16::from_le_bytes([bytes[4], bytes[5]]));
+    if !(1..=8).contains(&digits) {
+        return Err(format!("corrupt name (a hex name of {digits} digits)"));
+    }
+    if digits < 8 && value >> (4 * digits) != 0 {
+        return Err(format!(
+            "table {value:x} is a stage of a multistage network, which 2048lab does not read yet"
+        ));
+    }
+    Ok(format!("{value:0digits$x}"))
+}
+
+/// How TDL2048+ names a pattern's table.
+fn name_of(pattern: &Pattern) -> String {
+    pattern.to_string().trim_end_matches('!').to_owned()
+}
+
+fn name_bytes(pattern: &Pattern) -> [u8; 8] {
+    let name = name_of(pattern);
+    let mut bytes = [b' '; 8];
+    if pattern.is_merge() {
+        bytes[..name.len()].copy_from_slice(name.as_bytes());
+        return bytes;
+    }
+    let value = u32::from_str_radix(&name, 16).expect("a pattern's name is hex");
+    bytes[..4].copy_from_slice(&value.to_le_bytes());
+    bytes[4..6].copy_from_slice(&(name.len() as u16).to_le_bytes());
+    bytes[6..8].copy_from_slice(&[0, 0]);
+    bytes
+}
+
+fn describe(patterns: &[Pattern]) -> String {
+    patterns
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The error for a file whose tables are not `expected`: names the tables
+/// read so far, the offending one, and what was expected.
+fn wrong_network(path: &Path, names: &[String], name: &str, expected: &[Pattern]) -> Error {
+    let mut found = names.to_vec();
+    found.push(name.to_owned());
+    Error::WrongNetwork {
+        path: path.to_owned(),
+        found: format!("{} ...", found.join(" ")),
+        expected: describe(expected),
+    }
+}
+
+/// Reads a table's values of `element` bytes each into `table`.
+fn read_values(input: &mut impl Read, table: &mut Table, element: u16) -> Result<(), String> {
+    let ends_early = |_| "truncated: the values end early".to_owned();
+    match element {
+        4 => table.read_from(input).map_err(ends_early),
+        2 | 8 => {
+            let size = usize::from(element);
+            let mut buffer = vec![0u8; size * 4096];
+            let mut index = 0;
+            while index < table.len() {
+                let count = (table.len() - index).min(4096);
+                input
+                    .read_exact(&mut buffer[..count * size])
+                    .map_err(ends_early)?;
+                for value in buffer[..count * size].chunks_exact(size) {
+                    let value = match size {
+                        2 => half::f16::from_le_bytes([value[0], value[1]]).to_f32(),
+                        _ => f64::from_le_bytes(value.try_into().unwrap()) as f32,
+                    };
+                    table.set(index, value);
+                    index += 1;
+                }
+            }
+            Ok(())
+        }
+        other => Err(format!("elements of {other} bytes (2, 4 or 8 are read)")),
+    }
+}
+
+/// Skips the extra fields after a table's values, up to the closing zero.
+fn skip_extra_fields(input: &mut impl Read) -> Result<(), String> {
+    let ends_early = |_| "truncated: the file ends in its extra fields".to_owned();
+    loop {
+        let size = u16::from_le_bytes(read_array(input).map_err(ends_early)?);
+        if size == 0 {
+            return Ok(());
+        }
+        let count = u64::from_le_bytes(read_array(input).map_err(ends_early)?);
+        let bytes = u64::from(size)
+            .checked_mul(count)
+            .ok_or_else(|| "corrupt extra field size".to_owned())?;
+        let skipped =
+            io::copy(&mut input.take(bytes), &mut io::sink()).map_err(|e| e.to_string())?;
+        if skipped != bytes {
+            return Err("truncated: the file ends in its extra fields".to_owned());
+        }
+    }
+}
