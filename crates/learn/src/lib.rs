@@ -32,6 +32,7 @@ pub mod checkpoint;
 mod episode;
 mod error;
 mod log;
+pub mod logfile;
 mod run;
 mod seed;
 pub mod session;

@@ -184,3 +184,53 @@ fn playing_without_learning_leaves_the_weights_alone() {
     assert_eq!(stats[0].episodes, 50);
     assert_eq!(fingerprint(&network), before);
 }
+
+#[test]
+fn logs_of_tdl2048_and_of_2048lab_read_alike() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
+    assert!(
+        dir.is_dir(),
+        "the TDL2048+ fixtures are missing: expected {}",
+        dir.display()
+    );
+    let text = std::fs::read_to_string(dir.join("eval-2x4patt-td.x")).unwrap();
+    let runs = learn::logfile::parse_log(&text).unwrap();
+    assert_eq!(runs.len(), 1);
+    let logged = &runs[0];
+    assert_eq!(
+        (logged.kind.as_str(), logged.block_size),
+        ("evaluate", Some(1000))
+    );
+    assert_eq!(logged.blocks.len(), 2);
+    assert_eq!(logged.blocks[1].total.avg, 7468);
+    assert_eq!(logged.blocks[1].total.max, 21796);
+    assert_eq!(logged.summary.len(), 6);
+    assert_eq!(
+        logged.summary.iter().map(|row| row.count).sum::<u64>(),
+        2000
+    );
+    assert_eq!(logged.summary[5].tile, 2048);
+
+    // 2048lab's own text of a run reads back to its numbers.
+    let network = network("2x4patt");
+    let mut text = String::from("evaluate: 2x30\n\n");
+    let mut total = Stats::default();
+    let elapsed = run(&network, None, "log", "2x30", 1)
+        .execute(0, &mut total, |block| {
+            text += &learn::block_report(
+                block.index + 1,
+                2,
+                block.elapsed,
+                block.local,
+                block.total,
+                11,
+            );
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    text += &learn::summary(elapsed, &total, 11);
+    let runs = learn::logfile::parse_log(&text).unwrap();
+    assert_eq!(runs[0].blocks[1].total.avg, total.average() as u64);
+    assert_eq!(runs[0].summary.iter().map(|row| row.count).sum::<u64>(), 60);
+}

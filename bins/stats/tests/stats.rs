@@ -1,0 +1,119 @@
+//! The `stats` program on TDL2048+'s own log and on 2048lab's.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn stats(args: &[&str], dir: &Path) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_stats"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("stats runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn fixture_log() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/fixtures/tdl2048/eval-2x4patt-td.x");
+    assert!(
+        path.exists(),
+        "the TDL2048+ fixtures are missing: expected {}",
+        path.display()
+    );
+    path
+}
+
+/// The committed log of 2048lab's 4x6patt learning curve (docs/figures).
+fn curve_log() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/figures/2048lab-4x6patt-td0.x")
+}
+
+#[test]
+fn extracts_blocks_and_reach_rates_from_tdl2048s_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = fixture_log();
+    let log = log.to_str().unwrap();
+    let blocks = text(&stats(&["blocks", log], dir.path()).stdout);
+    let rows: Vec<Vec<&str>> = blocks
+        .lines()
+        .skip(1)
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0][2..], ["1", "1000", "7503", "21796", "2048", "0.10"]);
+    assert_eq!(rows[1][2..], ["2", "2000", "7433", "16052", "1024", "0.00"]);
+    let summary = text(&stats(&["summary", log], dir.path()).stdout);
+    assert!(
+        summary.lines().any(|l| l.ends_with("\t512\t84.10%")),
+        "{summary}"
+    );
+    assert!(
+        summary.lines().any(|l| l.ends_with("\t2048\t0.05%")),
+        "{summary}"
+    );
+}
+
+#[test]
+fn merges_blocks_into_coarser_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let merged = text(&stats(&["merge", "5", curve_log().to_str().unwrap()], dir.path()).stdout);
+    let lines: Vec<&str> = merged.lines().collect();
+    assert!(lines[0].starts_with("001/002 "), "{merged}");
+    // The first five blocks average 15662, 27021, 33970, 40624 and 46212.
+    assert!(
+        lines[1].starts_with("local:  avg=32697 max=170908 tile=8192 win=59.78%"),
+        "{merged}"
+    );
+    assert!(lines[2].starts_with("total:  avg=32698 "), "{merged}");
+}
+
+#[test]
+fn plots_several_logs_on_the_same_axes() {
+    let dir = tempfile::tempdir().unwrap();
+    let curve = curve_log();
+    let fixture = fixture_log();
+    let output = stats(
+        &[
+            "plot",
+            curve.to_str().unwrap(),
+            fixture.to_str().unwrap(),
+            "-o",
+            "curve.svg",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let svg = std::fs::read_to_string(dir.path().join("curve.svg")).unwrap();
+    assert!(svg.starts_with("<svg"));
+    assert!(svg.contains("2048lab-4x6patt-td0.x") && svg.contains("eval-2x4patt-td.x"));
+}
+
+#[test]
+fn bad_logs_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("empty.x"), "no blocks here\n").unwrap();
+    std::fs::write(
+        dir.path().join("broken.x"),
+        "001/002 12ms 5.0ops\nlocal: what\n",
+    )
+    .unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["blocks", "none.x"], "stats: none.x: No such file"),
+        (&["blocks", "empty.x"], "stats: empty.x: no block records"),
+        (
+            &["blocks", "broken.x"],
+            "stats: broken.x: line 1: no avg= in",
+        ),
+        (&["merge", "0", "empty.x"], "invalid value '0'"),
+        (&["summary", "broken.x"], "stats: broken.x"),
+    ];
+    for (args, expected) in cases {
+        let output = stats(args, dir.path());
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = text(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
