@@ -1,12 +1,12 @@
 //! `eval`: plays games with a trained n-tuple network at 1-ply and prints
 //! TDL2048+'s block statistics and summary table.
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
 use cli::PlayArgs;
 use learn::{Log, Plan, Run, session};
+use ntuple::Source;
 
 /// Plays games greedily with a trained n-tuple network (1-ply: the move with
 /// the largest reward + value of its afterstate) and prints the statistics of
@@ -14,9 +14,11 @@ use learn::{Log, Plan, Run, session};
 #[derive(Parser, Debug)]
 #[command(name = "eval", version)]
 struct Args {
-    /// The weights to play with (2048lab's format or TDL2048+'s .w)
-    #[arg(short = 'i', long, value_name = "FILE")]
-    input: PathBuf,
+    /// The weights to play with (2048lab's format or TDL2048+'s .w); several
+    /// files are averaged table by table (an ensemble), and [0-3]|FILE takes
+    /// only those tables of FILE
+    #[arg(short = 'i', long, num_args = 1.., required = true, value_name = "FILE")]
+    input: Vec<Source>,
 
     /// The file's network (names or patterns, as for train): required to
     /// match it; for a .w file it also says which tables are read without
@@ -39,7 +41,7 @@ fn main() -> ExitCode {
 fn evaluate(args: Args) -> anyhow::Result<()> {
     let network = cli::network(
         args.network.as_deref(),
-        Some(&args.input),
+        &args.input,
         args.play.memory_limit(),
     )?;
     let (seed_text, seed) = args.play.seed();

@@ -150,3 +150,26 @@ fn plays_a_tdl2048_network_as_well_as_tdl2048() {
         "average {average}: {summary}"
     );
 }
+
+#[test]
+fn plays_ensembles_and_selected_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let td = fixtures().join("2x4patt-td.w").display().to_string();
+    let tc = fixtures().join("2x4patt-tc.w").display().to_string();
+    let output = eval(
+        &["-i", &td, &tc, "-n", "2x4patt", "-e", "1x20", "-s", "e"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("network = 0123 4567 "));
+    let first = format!("[0]|{td}");
+    let output = eval(&["-i", &first, "-e", "1x20"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("network = 0123 (1 tables"));
+    let output = eval(&["-i", &format!("[7]|{td}")], dir.path());
+    assert!(
+        text(&output.stderr).contains("has 2 tables"),
+        "{}",
+        text(&output.stderr)
+    );
+}

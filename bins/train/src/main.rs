@@ -10,7 +10,7 @@ use cli::PlayArgs;
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
 use learn::{Learning, Log, Mode, Plan, Run};
-use ntuple::{Metadata, parse_patterns};
+use ntuple::{Metadata, Source, parse_patterns};
 
 /// Trains an n-tuple network for 2048 by afterstate TD(0) learning, as
 /// TDL2048+ does, printing its block statistics; saves a checkpoint every
@@ -49,14 +49,16 @@ struct Args {
     #[arg(short = 'm', long, default_value = "online")]
     mode: Mode,
 
-    /// Start from the weights in this file (2048lab's format or TDL2048+'s .w)
-    #[arg(short = 'i', long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    /// Start from the weights in these files (2048lab's format or TDL2048+'s
+    /// .w); several are averaged table by table, and [0-3]|FILE takes only
+    /// those tables of FILE
+    #[arg(short = 'i', long, num_args = 1.., value_name = "FILE")]
+    input: Vec<Source>,
 
     /// Save the trained weights here; a name ending in .w writes TDL2048+'s
-    /// format [default: NETWORK.nw]
+    /// format, and [0-3]|FILE only those tables [default: NETWORK.nw]
     #[arg(short = 'o', long, value_name = "FILE")]
-    output: Option<PathBuf>,
+    output: Option<Source>,
 
     /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
@@ -76,16 +78,16 @@ fn main() -> ExitCode {
 
 fn train(args: Args) -> anyhow::Result<()> {
     let limit = args.play.memory_limit();
-    let words = match (&args.network, &args.input) {
-        (None, None) => Some(vec!["4x6patt".to_owned()]),
+    let words = match (&args.network, args.input.is_empty()) {
+        (None, true) => Some(vec!["4x6patt".to_owned()]),
         (words, _) => words.clone(),
     };
-    let network = cli::network(words.as_deref(), args.input.as_deref(), limit)?;
-    let output = args
-        .output
-        .clone()
-        .unwrap_or_else(|| default_output(words.as_deref()));
-    let checkpoint_path = with_suffix(&output, ".checkpoint");
+    let network = cli::network(words.as_deref(), &args.input, limit)?;
+    let output = args.output.clone().unwrap_or_else(|| Source {
+        path: default_output(words.as_deref()),
+        tables: None,
+    });
+    let checkpoint_path = with_suffix(&output.path, ".checkpoint");
     let (seed_text, seed) = args.play.seed();
     let learning = Learning {
         alpha: args.alpha,
@@ -162,7 +164,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     cli::save(&network, &output, &metadata)?;
     // The output now holds everything the checkpoint did.
     let _ = std::fs::remove_file(&checkpoint_path);
-    log.write(&format!("saved {}\n\n", output.display()))?;
+    log.write(&format!("saved {output}\n\n"))?;
 
     if let Some(plan) = args.evaluate {
         log.write(&format!("evaluate: {plan}\n\n"))?;

@@ -2,13 +2,13 @@
 //! that plays games, the header they print, loading networks, and one way of
 //! ending with an error.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::SpawnRule;
-use ntuple::{Network, Pattern, parse_bytes, parse_patterns};
+use ntuple::{Network, Pattern, Source, parse_bytes, parse_patterns};
 
 /// The options of every run that plays games.
 #[derive(clap::Args, Debug)]
@@ -85,35 +85,40 @@ fn parse_memory(text: &str) -> Result<u64, String> {
     parse_bytes(text).ok_or_else(|| format!("{text:?} is not a size (e.g. 512M, 8G)"))
 }
 
-/// The network to play with: read from `input` if given (2048lab's format or
-/// TDL2048+'s `.w`, told apart by content; it must then hold `words`'
+/// The network to play with: read from `inputs` if any are given (2048lab's
+/// format or TDL2048+'s `.w`, told apart by content; several files make an
+/// ensemble, `[0-3]|FILE` selects tables; the result must then hold `words`'
 /// patterns, if given), else built from `words` with zero weights.
 ///
 /// # Errors
 /// Unknown patterns, files that cannot be read or hold another network, and
 /// networks over `limit`.
-pub fn network(
-    words: Option<&[String]>,
-    input: Option<&Path>,
-    limit: u64,
-) -> anyhow::Result<Network> {
+pub fn network(words: Option<&[String]>, inputs: &[Source], limit: u64) -> anyhow::Result<Network> {
     let patterns: Option<Vec<Pattern>> = words.map(parse_patterns).transpose()?;
-    match input {
-        Some(path) => Ok(Network::open(path, patterns.as_deref(), limit)?.network),
-        None => {
-            let patterns =
-                patterns.context("no network given: name one with -n or load one with -i")?;
-            Ok(Network::with_limit(patterns, limit)?)
-        }
+    if inputs.is_empty() {
+        let patterns =
+            patterns.context("no network given: name one with -n or load one with -i")?;
+        return Ok(Network::with_limit(patterns, limit)?);
     }
+    Ok(Network::open_sources(inputs, patterns.as_deref(), limit)?)
 }
 
-/// Saves `network` to `path`: as a TDL2048+ `.w` file if the name ends in
-/// `.w`, else in 2048lab's format with `metadata`.
+/// Saves `network` (the selected tables of it, for `[0-3]|FILE`): as a
+/// TDL2048+ `.w` file if the name ends in `.w`, else in 2048lab's format
+/// with `metadata`.
 ///
 /// # Errors
-/// If the file cannot be written.
-pub fn save(network: &Network, path: &Path, metadata: &ntuple::Metadata) -> anyhow::Result<()> {
+/// If the selection is out of range or the file cannot be written.
+pub fn save(network: &Network, output: &Source, metadata: &ntuple::Metadata) -> anyhow::Result<()> {
+    let subset;
+    let network = match &output.tables {
+        Some(tables) => {
+            subset = network.subset(tables)?;
+            &subset
+        }
+        None => network,
+    };
+    let path = &output.path;
     if path.extension().is_some_and(|extension| extension == "w") {
         network.save_tdl2048(path)?;
     } else {

@@ -56,6 +56,14 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// A table selection (`[0-3]|file.w`) is malformed or out of range.
+    #[error("{input:?}: {problem}")]
+    Selection {
+        /// The selection given.
+        input: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// A weight file holds another network than the one asked for.
     #[error("{}: holds network {found}, not {expected}", path.display())]
     WrongNetwork {

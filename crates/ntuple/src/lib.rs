@@ -32,6 +32,7 @@ mod file;
 mod memory;
 mod network;
 mod pattern;
+mod source;
 mod table;
 mod tdl2048;
 
@@ -41,4 +42,5 @@ pub use file::{Loaded, MAGIC, Metadata, VERSION, write_atomically};
 pub use memory::{available_memory, format_bytes, parse_bytes};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};
+pub use source::Source;
 pub use table::Table;

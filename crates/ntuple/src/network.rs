@@ -238,6 +238,11 @@ impl Network {
         }
     }
 
+    /// The patterns and the tables, taken apart.
+    pub(crate) fn into_parts(self) -> (Vec<Pattern>, Vec<Table>) {
+        (self.patterns, self.tables)
+    }
+
     /// The patterns, in order.
     pub fn patterns(&self) -> &[Pattern] {
         &self.patterns

@@ -469,3 +469,88 @@ fn damaged_tdl2048_files_are_clear_errors() {
         let _ = Network::open(&path, None, 1 << 30);
     }
 }
+
+#[test]
+fn selections_take_tables_and_ensembles_average_them() {
+    use ntuple::Source;
+    let dir = tempfile::tempdir().unwrap();
+    let td = fixtures().join("2x4patt-td.w");
+    let tc = fixtures().join("2x4patt-tc.w");
+    let source = |text: String| text.parse::<Source>().unwrap();
+    let whole = |path: &Path| Network::open(path, None, u64::MAX).unwrap().network;
+    let (td_network, tc_network) = (whole(&td), whole(&tc));
+
+    // [1]|file takes the second table only.
+    let second =
+        Network::open_sources(&[source(format!("[1]|{}", td.display()))], None, u64::MAX).unwrap();
+    assert_eq!(
+        second.describe(),
+        "4567 (1 tables, 8 features, 256 KiB of f32 weights)"
+    );
+    for index in [0, 1, 4660, 65535] {
+        assert_eq!(
+            second.tables()[0].get(index),
+            td_network.tables()[1].get(index)
+        );
+    }
+
+    // Tables of the same pattern from several files are averaged.
+    let sources = [
+        source(td.display().to_string()),
+        source(tc.display().to_string()),
+    ];
+    let ensemble = Network::open_sources(&sources, None, u64::MAX).unwrap();
+    for (table, (a, b)) in ensemble
+        .tables()
+        .iter()
+        .zip(td_network.tables().iter().zip(tc_network.tables()))
+    {
+        for index in [0, 17, 4660, 65535] {
+            assert_eq!(table.get(index), (a.get(index) + b.get(index)) / 2.0);
+        }
+    }
+
+    // Mixed: the first table of one file, the second of the other.
+    let mixed = [
+        source(format!("[0]|{}", td.display())),
+        source(format!("[1]|{}", tc.display())),
+    ];
+    let patterns = parse_patterns(["2x4patt"]).unwrap();
+    let combined = Network::open_sources(&mixed, Some(&patterns), u64::MAX).unwrap();
+    assert_eq!(
+        combined.tables()[1].get(4660),
+        tc_network.tables()[1].get(4660)
+    );
+    let wrong = parse_patterns(["0123"]).unwrap();
+    assert!(matches!(
+        Network::open_sources(&mixed, Some(&wrong), u64::MAX),
+        Err(Error::WrongNetwork { .. })
+    ));
+
+    // A subset saves only its tables.
+    let subset = td_network.subset(&[1]).unwrap();
+    let path = dir.path().join("one.w");
+    subset.save_tdl2048(&path).unwrap();
+    assert_eq!(
+        Network::open(&path, None, u64::MAX)
+            .unwrap()
+            .network
+            .describe(),
+        second.describe()
+    );
+
+    // Bad selections say what is wrong.
+    let message = |text: &str| text.parse::<Source>().unwrap_err().to_string();
+    assert!(message("[0-x]|a.w").contains("table positions are numbers"));
+    assert!(message("[3-1]|a.w").contains("must not run backwards"));
+    assert!(message("[0]a.w").contains("write [TABLES]|FILE"));
+    let out_of_range =
+        Network::open_sources(&[source(format!("[5]|{}", td.display()))], None, u64::MAX);
+    assert!(
+        out_of_range
+            .unwrap_err()
+            .to_string()
+            .contains("has 2 tables")
+    );
+    assert!(td_network.subset(&[2]).is_err());
+}
