@@ -234,3 +234,61 @@ fn logs_of_tdl2048_and_of_2048lab_read_alike() {
     assert_eq!(runs[0].blocks[1].total.avg, total.average() as u64);
     assert_eq!(runs[0].summary.iter().map(|row| row.count).sum::<u64>(), 60);
 }
+
+/// The rules TDL2048+'s helper scripts read logs by: `2048-winrate.sh` keeps
+/// the summary rows matching `^[0-9]+ [0-9. ]+% +[0-9.]+%$`, and
+/// `2048-parse.sh` wants `local:`/`total:` lines of exactly five fields
+/// starting `avg=`, `max=`, `tile=`, `win=`.
+fn read_as_tdl2048_scripts_do(log: &str) -> (usize, usize) {
+    let summary_row = regex::Regex::new(r"^[0-9]+ [0-9. ]+% +[0-9.]+%$").unwrap();
+    let rows = log
+        .lines()
+        .filter(|line| summary_row.is_match(line))
+        .count();
+    let mut briefs = 0;
+    for line in log
+        .lines()
+        .filter(|l| l.starts_with("local:") || l.starts_with("total:"))
+    {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(fields.len(), 5, "{line}");
+        for (field, prefix) in fields[1..].iter().zip(["avg=", "max=", "tile=", "win="]) {
+            assert!(field.starts_with(prefix), "{line}");
+        }
+        briefs += 1;
+    }
+    (rows, briefs)
+}
+
+#[test]
+fn tdl2048s_scripts_read_2048labs_logs_as_they_read_its_own() {
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
+    assert!(
+        dir.is_dir(),
+        "the TDL2048+ fixtures are missing: expected {}",
+        dir.display()
+    );
+    let theirs = std::fs::read_to_string(dir.join("eval-2x4patt-td.x")).unwrap();
+    assert_eq!(read_as_tdl2048_scripts_do(&theirs), (6, 5));
+
+    let network = network("2x4patt");
+    let mut ours = String::new();
+    let mut total = Stats::default();
+    let elapsed = run(&network, Some(Learning::default()), "scripts", "3x40", 1)
+        .execute(0, &mut total, |block| {
+            ours += &learn::block_report(
+                block.index + 1,
+                3,
+                block.elapsed,
+                block.local,
+                block.total,
+                11,
+            );
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    ours += &learn::summary(elapsed, &total, 11);
+    let rows = total.by_tile.iter().filter(|row| row.episodes > 0).count();
+    assert_eq!(read_as_tdl2048_scripts_do(&ours), (rows, 7));
+}
