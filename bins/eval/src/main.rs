@@ -7,6 +7,7 @@ use clap::Parser;
 use cli::PlayArgs;
 use learn::{Log, Plan, Run, session};
 use ntuple::Source;
+use search::Depth;
 
 /// Plays games greedily with a trained n-tuple network (1-ply: the move with
 /// the largest reward + value of its afterstate) and prints the statistics of
@@ -29,6 +30,11 @@ struct Args {
     /// Games to play: BLOCKS of 1000, or BLOCKSxSIZE
     #[arg(short = 'e', long, default_value = "10", value_name = "GAMES")]
     evaluate: Plan,
+
+    /// Search depth in TDL2048+'s plies: 1p is greedy, Np adds N - 1 layers
+    /// of spawns and moves (docs/search.md)
+    #[arg(short = 'd', long, default_value = "1p", value_name = "PLIES")]
+    depth: Depth,
 
     #[command(flatten)]
     play: PlayArgs,
@@ -58,10 +64,23 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         network: &network,
         spawns: args.play.spawns(),
         learning: None,
+        search: Some(args.depth),
         seed,
         threads: usize::from(args.play.threads),
         plan: args.evaluate,
     };
-    session::evaluate(&run, &mut log, args.play.win)?;
+    let start = std::time::Instant::now();
+    let stats = session::evaluate(&run, &mut log, args.play.win)?;
+    if args.depth.plies() > 1 {
+        let seconds = start.elapsed().as_secs_f64();
+        let moves = stats.moves.max(1) as f64;
+        log.write(&format!(
+            "search: {}, {:.3} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
+            args.depth,
+            1000.0 * seconds * f64::from(args.play.threads) / moves,
+            stats.nodes as f64 / moves,
+            stats.nodes as f64 / seconds / 1e6,
+        ))?;
+    }
     Ok(())
 }

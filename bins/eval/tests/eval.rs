@@ -23,6 +23,7 @@ fn trained(dir: &Path) {
         network: &network,
         spawns: board::SpawnRule::STANDARD,
         learning: Some(learn::Learning::default()),
+        search: None,
         seed: 1,
         threads: 1,
         plan: "1x200".parse().unwrap(),
@@ -171,5 +172,47 @@ fn plays_ensembles_and_selected_tables() {
         text(&output.stderr).contains("has 2 tables"),
         "{}",
         text(&output.stderr)
+    );
+}
+
+/// The `avg=` of the summary's total line.
+fn summary_average(stdout: &str) -> f64 {
+    let total = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("summary"))
+        .nth(1)
+        .unwrap();
+    total
+        .split_whitespace()
+        .find_map(|field| field.strip_prefix("avg="))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn searching_two_plies_plays_better_than_one() {
+    // TDL2048+'s 2x4patt-td.w, these 60 seeded games: measured 1p 7,392,
+    // 2p 15,684 (and 3p 21,442). With a standard deviation near 3,100 a
+    // game, the means of 60 games are about 550 apart at one standard error
+    // of their difference, so 2p must beat 1p by at least 3,000.
+    let dir = tempfile::tempdir().unwrap();
+    let weights = fixtures().join("2x4patt-td.w").display().to_string();
+    let play = |depth: &str| {
+        let output = eval(
+            &[
+                "-i", &weights, "-e", "1x60", "-s", "depth", "-p", "2", "-d", depth,
+            ],
+            dir.path(),
+        );
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    let (greedy, searched) = (play("1p"), play("2p"));
+    assert!(searched.contains("search: 2p, "), "{searched}");
+    let (greedy, searched) = (summary_average(&greedy), summary_average(&searched));
+    assert!(
+        searched > greedy + 3000.0,
+        "2p {searched} against 1p {greedy}"
     );
 }

@@ -138,6 +138,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         network: &network,
         spawns: args.play.spawns(),
         learning: Some(learning),
+        search: None,
         seed,
         threads: usize::from(args.play.threads),
         plan: args.plan,

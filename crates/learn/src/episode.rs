@@ -3,6 +3,7 @@
 use board::{Afterstate, Board, SpawnRule};
 use ntuple::Network;
 use rand::Rng;
+use search::{Depth, Expectimax};
 
 use crate::Learning;
 
@@ -15,6 +16,8 @@ pub struct Outcome {
     pub moves: u64,
     /// The largest tile exponent reached.
     pub max_tile: u8,
+    /// The search nodes visited choosing the moves (0 for the 1-ply player).
+    pub nodes: u64,
 }
 
 /// The move the greedy 1-ply player takes on `board`: the legal move with the
@@ -38,6 +41,32 @@ pub fn best_move(network: &Network, board: Board) -> Option<(Afterstate, f32)> {
         }
     }
     best.map(|(afterstate, value, _)| (afterstate, value))
+}
+
+/// Plays one episode from a fresh board without learning, choosing each move
+/// by an expectimax search of `network` to `depth`.
+pub fn play_searched<R: Rng>(
+    network: &Network,
+    depth: Depth,
+    spawns: &SpawnRule,
+    rng: &mut R,
+) -> Outcome {
+    let mut search = Expectimax::new(network, depth, *spawns);
+    let mut board = spawns.initial(rng);
+    let (mut score, mut moves) = (0u64, 0u64);
+    while let Some(choice) = search.choose(board) {
+        score += u64::from(choice.afterstate.reward);
+        moves += 1;
+        board = spawns
+            .spawn(choice.afterstate.board, rng)
+            .expect("a legal move leaves an empty cell");
+    }
+    Outcome {
+        score,
+        moves,
+        max_tile: board.max_tile(),
+        nodes: search.nodes(),
+    }
 }
 
 /// Plays one episode from a fresh board, choosing moves with [`best_move`]
@@ -99,6 +128,7 @@ fn play_online<R: Rng>(
         score,
         moves,
         max_tile: board.max_tile(),
+        nodes: 0,
     }
 }
 
@@ -124,5 +154,6 @@ fn play_backward<R: Rng>(network: &Network, spawns: &SpawnRule, rate: f32, rng: 
         score: path.iter().map(|a| u64::from(a.reward)).sum(),
         moves: path.len() as u64,
         max_tile: board.max_tile(),
+        nodes: 0,
     }
 }

@@ -12,6 +12,7 @@
 //!     network: &network,
 //!     spawns: SpawnRule::STANDARD,
 //!     learning: Some(Learning::default()),
+//!     search: None,
 //!     seed: learn::seed_from_text("doc"),
 //!     threads: 1,
 //!     plan: "2x50".parse()?,
@@ -44,7 +45,7 @@ use std::str::FromStr;
 use ntuple::Network;
 use serde::{Deserialize, Serialize};
 
-pub use episode::{Outcome, best_move, play};
+pub use episode::{Outcome, best_move, play, play_searched};
 pub use error::Error;
 pub use log::Log;
 pub use run::{Block, Plan, Run};

@@ -61,6 +61,9 @@ pub struct Run<'a> {
     pub spawns: SpawnRule,
     /// TD learning settings, or `None` to play only.
     pub learning: Option<Learning>,
+    /// Play by expectimax to this depth instead of greedily (only without
+    /// learning; `None` or `1p` is the greedy 1-ply player).
+    pub search: Option<search::Depth>,
     /// The run's seed: episode `i` draws from [`seed::episode_rng`]`(seed, i)`.
     pub seed: u64,
     /// The number of threads playing at once (at least 1).
@@ -88,9 +91,15 @@ impl Run<'_> {
     pub fn block(&self, index: u64) -> Stats {
         let first = index * self.plan.block_size;
         let size = self.plan.block_size;
+        let search = self
+            .search
+            .filter(|depth| depth.plies() > 1 && self.learning.is_none());
         let play = |episode: u64| {
             let mut rng = seed::episode_rng(self.seed, first + episode);
-            episode::play(self.network, &self.spawns, self.learning.as_ref(), &mut rng)
+            match search {
+                Some(depth) => episode::play_searched(self.network, depth, &self.spawns, &mut rng),
+                None => episode::play(self.network, &self.spawns, self.learning.as_ref(), &mut rng),
+            }
         };
         if self.threads <= 1 {
             let mut stats = Stats::default();

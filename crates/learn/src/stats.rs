@@ -33,6 +33,9 @@ pub struct Stats {
     pub max_score: u64,
     /// Episodes by the exponent of the largest tile they reached.
     pub by_tile: [TileRow; 16],
+    /// Search nodes visited choosing the moves (0 for the 1-ply player).
+    #[serde(default)]
+    pub nodes: u64,
 }
 
 impl Stats {
@@ -42,6 +45,7 @@ impl Stats {
         self.moves += outcome.moves;
         self.score += outcome.score;
         self.max_score = self.max_score.max(outcome.score);
+        self.nodes += outcome.nodes;
         let row = &mut self.by_tile[usize::from(outcome.max_tile.min(15))];
         row.episodes += 1;
         row.score += outcome.score;
@@ -54,6 +58,7 @@ impl Stats {
         self.moves += other.moves;
         self.score += other.score;
         self.max_score = self.max_score.max(other.max_score);
+        self.nodes += other.nodes;
         for (row, theirs) in self.by_tile.iter_mut().zip(&other.by_tile) {
             row.episodes += theirs.episodes;
             row.score += theirs.score;
@@ -175,6 +180,7 @@ mod tests {
             score,
             moves,
             max_tile,
+            nodes: 0,
         }
     }
 

@@ -23,6 +23,7 @@ fn run<'a>(
         network,
         spawns: SpawnRule::STANDARD,
         learning,
+        search: None,
         seed: seed_from_text(seed),
         threads,
         plan: plan.parse().unwrap(),
