@@ -7,7 +7,7 @@ use clap::Parser;
 use cli::PlayArgs;
 use learn::{Log, Plan, Run, session};
 use ntuple::Source;
-use search::Depth;
+use search::{Depth, Limits, Settings, TranspositionTable};
 
 /// Plays games greedily with a trained n-tuple network (1-ply: the move with
 /// the largest reward + value of its afterstate) and prints the statistics of
@@ -36,12 +36,35 @@ struct Args {
     #[arg(short = 'd', long, default_value = "1p", value_name = "PLIES")]
     depth: Depth,
 
+    /// Cap the search depth by the number of empty cells: depths for 0, 1,
+    /// 2, ... empty cells, the last repeated (TDL2048+'s limit=)
+    #[arg(long, value_name = "PLIES,...")]
+    limit: Option<Limits>,
+
+    /// A transposition table of this size shared by all threads (e.g. 1G;
+    /// rounded down to a power of two)
+    #[arg(short = 'c', long, value_name = "SIZE", value_parser = parse_size)]
+    cache: Option<u64>,
+
+    /// Let a deeper result in the table answer a shallower query
+    #[arg(long, requires = "cache")]
+    peek: bool,
+
+    /// Value chance nodes reached with a probability below this by the
+    /// network instead of searching them (e.g. 0.0001)
+    #[arg(long, value_name = "PROBABILITY")]
+    cutoff: Option<f64>,
+
     #[command(flatten)]
     play: PlayArgs,
 }
 
 fn main() -> ExitCode {
     cli::main_with("eval", || evaluate(Args::parse()))
+}
+
+fn parse_size(text: &str) -> Result<u64, String> {
+    ntuple::parse_bytes(text).ok_or_else(|| format!("{text:?} is not a size (e.g. 512M, 1G)"))
 }
 
 fn evaluate(args: Args) -> anyhow::Result<()> {
@@ -52,19 +75,32 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
     )?;
     let (seed_text, seed) = args.play.seed();
     let mut log = Log::open(args.play.log.as_deref())?;
+    let table = args
+        .cache
+        .map(|bytes| TranspositionTable::new(bytes, args.peek));
+    let cache = table.as_ref().map_or("none".to_owned(), |t| {
+        let peek = if args.peek { " peek" } else { "" };
+        format!("{}{peek}", ntuple::format_bytes(t.bytes()))
+    });
+    let extra = [format!("search = {}, cache = {cache}", args.depth)];
     log.write(&cli::header(
         "eval",
         &seed_text,
         args.play.threads,
         &network,
-        &[],
+        &extra,
     ))?;
     log.write(&format!("evaluate: {}\n\n", args.evaluate))?;
     let run = Run {
         network: &network,
         spawns: args.play.spawns(),
         learning: None,
-        search: Some(args.depth),
+        search: Some(Settings {
+            limits: args.limit,
+            cutoff: args.cutoff,
+            ..Settings::new(args.depth)
+        }),
+        table: table.as_ref(),
         seed,
         threads: usize::from(args.play.threads),
         plan: args.evaluate,

@@ -24,6 +24,7 @@ fn trained(dir: &Path) {
         spawns: board::SpawnRule::STANDARD,
         learning: Some(learn::Learning::default()),
         search: None,
+        table: None,
         seed: 1,
         threads: 1,
         plan: "1x200".parse().unwrap(),

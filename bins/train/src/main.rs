@@ -139,6 +139,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         spawns: args.play.spawns(),
         learning: Some(learning),
         search: None,
+        table: None,
         seed,
         threads: usize::from(args.play.threads),
         plan: args.plan,

@@ -3,7 +3,7 @@
 use board::{Afterstate, Board, SpawnRule};
 use ntuple::Network;
 use rand::Rng;
-use search::{Depth, Expectimax};
+use search::{Expectimax, Settings, TranspositionTable};
 
 use crate::Learning;
 
@@ -44,14 +44,16 @@ pub fn best_move(network: &Network, board: Board) -> Option<(Afterstate, f32)> {
 }
 
 /// Plays one episode from a fresh board without learning, choosing each move
-/// by an expectimax search of `network` to `depth`.
+/// by an expectimax search of `network` as `settings` say, with a
+/// transposition table if one is given.
 pub fn play_searched<R: Rng>(
     network: &Network,
-    depth: Depth,
-    spawns: &SpawnRule,
+    settings: Settings,
+    table: Option<&TranspositionTable>,
     rng: &mut R,
 ) -> Outcome {
-    let mut search = Expectimax::new(network, depth, *spawns);
+    let spawns = settings.spawns;
+    let mut search = Expectimax::with_settings(network, settings, table);
     let mut board = spawns.initial(rng);
     let (mut score, mut moves) = (0u64, 0u64);
     while let Some(choice) = search.choose(board) {

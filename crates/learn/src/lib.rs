@@ -13,6 +13,7 @@
 //!     spawns: SpawnRule::STANDARD,
 //!     learning: Some(Learning::default()),
 //!     search: None,
+//!     table: None,
 //!     seed: learn::seed_from_text("doc"),
 //!     threads: 1,
 //!     plan: "2x50".parse()?,

@@ -61,9 +61,12 @@ pub struct Run<'a> {
     pub spawns: SpawnRule,
     /// TD learning settings, or `None` to play only.
     pub learning: Option<Learning>,
-    /// Play by expectimax to this depth instead of greedily (only without
-    /// learning; `None` or `1p` is the greedy 1-ply player).
-    pub search: Option<search::Depth>,
+    /// Play by expectimax instead of greedily (only without learning; `None`
+    /// or a depth of `1p` is the greedy 1-ply player). The search's spawns
+    /// are those of the run.
+    pub search: Option<search::Settings>,
+    /// The transposition table the searches of all threads share.
+    pub table: Option<&'a search::TranspositionTable>,
     /// The run's seed: episode `i` draws from [`seed::episode_rng`]`(seed, i)`.
     pub seed: u64,
     /// The number of threads playing at once (at least 1).
@@ -93,11 +96,17 @@ impl Run<'_> {
         let size = self.plan.block_size;
         let search = self
             .search
-            .filter(|depth| depth.plies() > 1 && self.learning.is_none());
+            .filter(|settings| settings.depth.plies() > 1 && self.learning.is_none())
+            .map(|settings| search::Settings {
+                spawns: self.spawns,
+                ..settings
+            });
         let play = |episode: u64| {
             let mut rng = seed::episode_rng(self.seed, first + episode);
             match search {
-                Some(depth) => episode::play_searched(self.network, depth, &self.spawns, &mut rng),
+                Some(settings) => {
+                    episode::play_searched(self.network, settings, self.table, &mut rng)
+                }
                 None => episode::play(self.network, &self.spawns, self.learning.as_ref(), &mut rng),
             }
         };

@@ -24,6 +24,7 @@ fn run<'a>(
         spawns: SpawnRule::STANDARD,
         learning,
         search: None,
+        table: None,
         seed: seed_from_text(seed),
         threads,
         plan: plan.parse().unwrap(),

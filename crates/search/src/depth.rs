@@ -57,6 +57,39 @@ impl fmt::Display for Depth {
     }
 }
 
+/// The deepest search allowed for each number of empty cells (0 to 16), as
+/// TDL2048+'s `limit=5p,5p,5p,5p,4p,...`: fewer than 17 values repeat the last.
+/// A chance node with that many empty cells searches at most that many plies
+/// below it, counting the move after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits([u8; 17]);
+
+impl Limits {
+    /// The most move layers a chance node with `empty` empty cells searches.
+    pub fn layers(&self, empty: u32) -> u32 {
+        u32::from(self.0[(empty as usize).min(16)]) - 1
+    }
+}
+
+impl FromStr for Limits {
+    type Err = Error;
+
+    /// Reads depths separated by commas, for 0, 1, 2, ... empty cells.
+    fn from_str(text: &str) -> Result<Self, Error> {
+        let depths: Vec<Depth> = text.split(',').map(str::parse).collect::<Result<_, _>>()?;
+        if depths.is_empty() || depths.len() > 17 {
+            return Err(Error::Limits {
+                input: text.to_owned(),
+            });
+        }
+        let mut limits = [0; 17];
+        for (empty, limit) in limits.iter_mut().enumerate() {
+            *limit = depths[empty.min(depths.len() - 1)].plies();
+        }
+        Ok(Self(limits))
+    }
+}
+
 /// What can go wrong setting up a search.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -67,11 +100,27 @@ pub enum Error {
         /// The text given.
         input: String,
     },
+    /// A list of depth limits has more than 17 values.
+    #[error("{input:?} has more than 17 depth limits (one per number of empty cells, 0 to 16)")]
+    Limits {
+        /// The text given.
+        input: String,
+    },
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limits_repeat_their_last_value() {
+        let limits: Limits = "5p,5p,4p,3".parse().unwrap();
+        assert_eq!(limits.layers(0), 4);
+        assert_eq!(limits.layers(2), 3);
+        assert_eq!(limits.layers(16), 2);
+        assert!("5p,x".parse::<Limits>().is_err());
+        assert!(vec!["2p"; 18].join(",").parse::<Limits>().is_err());
+    }
 
     #[test]
     fn depths_read_as_plies() {

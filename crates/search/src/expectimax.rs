@@ -2,7 +2,7 @@
 
 use board::{Afterstate, Board, Direction, SpawnRule};
 
-use crate::{Depth, Evaluator};
+use crate::{Depth, Evaluator, Limits, TranspositionTable};
 
 /// The move a search chose.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -15,34 +15,83 @@ pub struct Choice {
     pub value: f32,
 }
 
-/// An expectimax search to a fixed depth.
+/// How a search looks ahead.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// The depth in plies.
+    pub depth: Depth,
+    /// Caps on the depth by number of empty cells (`None`: none).
+    pub limits: Option<Limits>,
+    /// Chance nodes reached with a smaller probability than this are valued
+    /// by the evaluator instead of searched (`None`: all are searched).
+    pub cutoff: Option<f64>,
+    /// How tiles spawn.
+    pub spawns: SpawnRule,
+}
+
+impl Settings {
+    /// A search to `depth` with standard spawns, no limits and no cutoff.
+    pub fn new(depth: Depth) -> Self {
+        Self {
+            depth,
+            limits: None,
+            cutoff: None,
+            spawns: SpawnRule::STANDARD,
+        }
+    }
+}
+
+/// An expectimax search.
 ///
 /// Values follow ../shared/docs/tdl2048.md, so scores compare with
-/// TDL2048+'s at the same depth:
+/// TDL2048+'s at the same depth (docs/search.md works an example):
 /// - the root scores each legal move as its reward plus the value of the
 ///   chance node after it, and takes the best (the first of equals, in the
 ///   order up, right, down, left);
 /// - a chance node with no move layers left is the evaluator's value of the
 ///   afterstate; otherwise it averages, over its empty cells, the value after
-///   a 2 (probability 1 - `four_rate`) and after a 4;
+///   a 2 (probability 1 - the 4-rate) and after a 4;
 /// - an inner move node is worth the best of reward + max(chance value, 0)
 ///   over its legal moves, plus 1 (a bonus for surviving); a board with no
 ///   legal move is worth 0.
+///
+/// With a [`TranspositionTable`], chance nodes are looked up before they
+/// are searched and stored after, keyed on the smallest symmetric image of
+/// the board when the evaluator is symmetric, else on the board itself.
 #[derive(Debug)]
 pub struct Expectimax<'a, E: ?Sized> {
     evaluator: &'a E,
-    depth: Depth,
-    four_rate: f64,
+    settings: Settings,
+    table: Option<&'a TranspositionTable>,
+    symmetric: bool,
     nodes: u64,
 }
 
 impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
     /// A search of `evaluator` to `depth`, spawning as `spawns` says.
     pub fn new(evaluator: &'a E, depth: Depth, spawns: SpawnRule) -> Self {
+        Self::with_settings(
+            evaluator,
+            Settings {
+                spawns,
+                ..Settings::new(depth)
+            },
+            None,
+        )
+    }
+
+    /// A search with all its settings and, optionally, a transposition table
+    /// (which threads may share).
+    pub fn with_settings(
+        evaluator: &'a E,
+        settings: Settings,
+        table: Option<&'a TranspositionTable>,
+    ) -> Self {
         Self {
             evaluator,
-            depth,
-            four_rate: spawns.four_rate(),
+            settings,
+            table,
+            symmetric: evaluator.is_symmetric(),
             nodes: 0,
         }
     }
@@ -54,10 +103,10 @@ impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
 
     /// The best move on `board`, or `None` if no move is legal.
     pub fn choose(&mut self, board: Board) -> Option<Choice> {
-        let layers = u32::from(self.depth.plies()) - 1;
+        let layers = u32::from(self.settings.depth.plies()) - 1;
         let mut best: Option<Choice> = None;
         for (direction, afterstate) in board.afterstates().iter() {
-            let value = afterstate.reward as f32 + self.chance(afterstate.board, layers);
+            let value = afterstate.reward as f32 + self.chance(afterstate.board, layers, 1.0);
             if best.is_none_or(|best| value > best.value) {
                 best = Some(Choice {
                     direction,
@@ -69,32 +118,59 @@ impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
         best
     }
 
-    /// The value of an afterstate with `layers` move layers still to search.
-    fn chance(&mut self, afterstate: Board, layers: u32) -> f32 {
+    /// The value of an afterstate with `layers` move layers still to search,
+    /// reached with `probability`.
+    fn chance(&mut self, afterstate: Board, layers: u32, probability: f64) -> f32 {
         self.nodes += 1;
-        if layers == 0 {
+        let empty = afterstate.empty_mask();
+        let layers = match self.settings.limits {
+            Some(limits) => layers.min(limits.layers(empty.count_ones())),
+            None => layers,
+        };
+        let cut = self
+            .settings
+            .cutoff
+            .is_some_and(|cutoff| probability < cutoff);
+        if layers == 0 || cut {
             return self.evaluator.value(afterstate);
         }
-        let empty = afterstate.empty_mask();
+        let key = if self.symmetric {
+            afterstate.canonical()
+        } else {
+            afterstate
+        };
+        if let Some(value) = self.table.and_then(|table| table.get(key, layers)) {
+            return value;
+        }
+        let four_rate = self.settings.spawns.four_rate();
+        let share = probability / f64::from(empty.count_ones());
         let mut expected = 0.0f32;
         // Summed as TDL2048+ sums: f32 total, products in f64.
         for cell in (0..16).filter(|&cell| empty & (1 << cell) != 0) {
-            let two = self.best(afterstate.with_tile(cell, 1), layers);
-            expected = (f64::from(expected) + (1.0 - self.four_rate) * f64::from(two)) as f32;
-            let four = self.best(afterstate.with_tile(cell, 2), layers);
-            expected = (f64::from(expected) + self.four_rate * f64::from(four)) as f32;
+            let two = self.best(
+                afterstate.with_tile(cell, 1),
+                layers,
+                share * (1.0 - four_rate),
+            );
+            expected = (f64::from(expected) + (1.0 - four_rate) * f64::from(two)) as f32;
+            let four = self.best(afterstate.with_tile(cell, 2), layers, share * four_rate);
+            expected = (f64::from(expected) + four_rate * f64::from(four)) as f32;
         }
-        expected / empty.count_ones().max(1) as f32
+        let value = expected / empty.count_ones().max(1) as f32;
+        if let Some(table) = self.table {
+            table.put(key, layers, value);
+        }
+        value
     }
 
     /// The value of a board to move on, with `layers` move layers to search
-    /// (this one included).
-    fn best(&mut self, board: Board, layers: u32) -> f32 {
+    /// (this one included), reached with `probability`.
+    fn best(&mut self, board: Board, layers: u32, probability: f64) -> f32 {
         self.nodes += 1;
         let mut best: Option<f32> = None;
         for (_, afterstate) in board.afterstates().iter() {
-            let value =
-                afterstate.reward as f32 + self.chance(afterstate.board, layers - 1).max(0.0);
+            let chance = self.chance(afterstate.board, layers - 1, probability);
+            let value = afterstate.reward as f32 + chance.max(0.0);
             best = Some(best.map_or(value, |best| best.max(value)));
         }
         best.map_or(0.0, |best| best + 1.0)

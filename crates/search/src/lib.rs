@@ -22,9 +22,11 @@
 
 mod depth;
 mod expectimax;
+mod table;
 
-pub use depth::{Depth, Error};
-pub use expectimax::{Choice, Expectimax};
+pub use depth::{Depth, Error, Limits};
+pub use expectimax::{Choice, Expectimax, Settings};
+pub use table::TranspositionTable;
 
 use board::Board;
 
@@ -33,6 +35,13 @@ use board::Board;
 pub trait Evaluator {
     /// The value of `afterstate`.
     fn value(&self, afterstate: Board) -> f32;
+
+    /// Whether every symmetric image of a board has the same value, so that
+    /// a transposition table may share one entry between them. False unless
+    /// an evaluator says otherwise.
+    fn is_symmetric(&self) -> bool {
+        false
+    }
 }
 
 impl Evaluator for ntuple::Network {
@@ -40,11 +49,20 @@ impl Evaluator for ntuple::Network {
     fn value(&self, afterstate: Board) -> f32 {
         self.estimate(afterstate)
     }
+
+    /// Networks whose patterns are all isomorphic.
+    fn is_symmetric(&self) -> bool {
+        self.patterns().iter().all(ntuple::Pattern::is_isomorphic)
+    }
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for &E {
     #[inline]
     fn value(&self, afterstate: Board) -> f32 {
         (**self).value(afterstate)
+    }
+
+    fn is_symmetric(&self) -> bool {
+        (**self).is_symmetric()
     }
 }
