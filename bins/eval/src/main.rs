@@ -1,40 +1,50 @@
-//! `eval`: plays games with a trained n-tuple network at 1-ply and prints
+//! `eval`: plays games with a trained n-tuple network, or without one with a
+//! hand-made heuristic, greedily or by expectimax search, and prints
 //! TDL2048+'s block statistics and summary table.
 
 use std::process::ExitCode;
 
 use clap::Parser;
 use cli::PlayArgs;
-use learn::{Log, Plan, Run, session};
+use learn::{Log, Plan, Player, Run, session};
 use ntuple::Source;
-use search::{Depth, Limits, Settings, TranspositionTable};
+use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
 
-/// Plays games greedily with a trained n-tuple network (1-ply: the move with
-/// the largest reward + value of its afterstate) and prints the statistics of
-/// every block and a summary by largest tile, in TDL2048+'s layout.
+/// Plays games with a trained n-tuple network, greedily (1-ply: the move
+/// with the largest reward + value of its afterstate) or by expectimax
+/// search, and prints the statistics of every block and a summary by
+/// largest tile, in TDL2048+'s layout. Without a network it plays with a
+/// hand-made heuristic (the classic expectimax bots') at an adaptive depth.
 #[derive(Parser, Debug)]
 #[command(name = "eval", version)]
 struct Args {
     /// The weights to play with (2048lab's format or TDL2048+'s .w); several
     /// files are averaged table by table (an ensemble), and [0-3]|FILE takes
-    /// only those tables of FILE
-    #[arg(short = 'i', long, num_args = 1.., required = true, value_name = "FILE")]
+    /// only those tables of FILE [default: no network: the heuristic]
+    #[arg(short = 'i', long, num_args = 1.., value_name = "FILE")]
     input: Vec<Source>,
 
     /// The file's network (names or patterns, as for train): required to
     /// match it; for a .w file it also says which tables are read without
     /// isomorphism (8x4patt) [default: from the file]
-    #[arg(short = 'n', long, num_args = 1.., value_name = "PATTERN")]
+    #[arg(short = 'n', long, num_args = 1.., value_name = "PATTERN", requires = "input")]
     network: Option<Vec<String>>,
 
-    /// Games to play: BLOCKS of 1000, or BLOCKSxSIZE
-    #[arg(short = 'e', long, default_value = "10", value_name = "GAMES")]
-    evaluate: Plan,
+    /// Games to play: BLOCKS of 1000, or BLOCKSxSIZE [default: 10, or 1x100
+    /// for the heuristic]
+    #[arg(short = 'e', long, value_name = "GAMES")]
+    evaluate: Option<Plan>,
 
     /// Search depth in TDL2048+'s plies: 1p is greedy, Np adds N - 1 layers
-    /// of spawns and moves (docs/search.md)
-    #[arg(short = 'd', long, default_value = "1p", value_name = "PLIES")]
-    depth: Depth,
+    /// of spawns and moves (docs/search.md) [default: 1p, or 2p adaptive for
+    /// the heuristic]
+    #[arg(short = 'd', long, value_name = "PLIES")]
+    depth: Option<Depth>,
+
+    /// Search deeper on boards of many distinct tiles, as the classic bots
+    /// do (on by default for the heuristic)
+    #[arg(long)]
+    adaptive: bool,
 
     /// Cap the search depth by the number of empty cells: depths for 0, 1,
     /// 2, ... empty cells, the last repeated (TDL2048+'s limit=)
@@ -42,7 +52,8 @@ struct Args {
     limit: Option<Limits>,
 
     /// A transposition table of this size shared by all threads (e.g. 1G;
-    /// rounded down to a power of two)
+    /// rounded down to a power of two) [default: none, or 256M for the
+    /// heuristic]
     #[arg(short = 'c', long, value_name = "SIZE", value_parser = parse_size)]
     cache: Option<u64>,
 
@@ -51,7 +62,8 @@ struct Args {
     peek: bool,
 
     /// Value chance nodes reached with a probability below this by the
-    /// network instead of searching them (e.g. 0.0001)
+    /// evaluator instead of searching them (e.g. 0.0001) [default: none, or
+    /// 0.0001 for the heuristic]
     #[arg(long, value_name = "PROBABILITY")]
     cutoff: Option<f64>,
 
@@ -68,55 +80,106 @@ fn parse_size(text: &str) -> Result<u64, String> {
 }
 
 fn evaluate(args: Args) -> anyhow::Result<()> {
-    let network = cli::network(
-        args.network.as_deref(),
-        &args.input,
-        args.play.memory_limit(),
-    )?;
+    let heuristic = args.input.is_empty();
+    let network = if heuristic {
+        None
+    } else {
+        let limit = args.play.memory_limit();
+        Some(cli::network(args.network.as_deref(), &args.input, limit)?)
+    };
+    let default_depth = if heuristic { "2p" } else { "1p" };
+    let depth = args
+        .depth
+        .unwrap_or_else(|| default_depth.parse().expect("a valid depth"));
+    let settings = Settings {
+        limits: args.limit,
+        cutoff: args.cutoff.or(heuristic.then_some(1e-4)),
+        adaptive: args.adaptive || (heuristic && args.depth.is_none()),
+        ..Settings::new(depth)
+    };
+    let plan = args.evaluate.unwrap_or(Plan {
+        blocks: if heuristic { 1 } else { 10 },
+        block_size: if heuristic { 100 } else { 1000 },
+    });
+    let cache = args.cache.or(heuristic.then_some(256 << 20));
+    let table = cache.map(|bytes| TranspositionTable::new(bytes, args.peek));
+    let heuristic_evaluator = heuristic.then(Heuristic::new);
+    let evaluator: &(dyn Evaluator + Sync) = match (&network, &heuristic_evaluator) {
+        (Some(network), _) => network,
+        (None, Some(heuristic)) => heuristic,
+        (None, None) => unreachable!("either a network or the heuristic"),
+    };
+    let player = match &network {
+        Some(network) if depth.plies() == 1 && !settings.adaptive => Player::Greedy {
+            network,
+            learning: None,
+        },
+        _ => Player::Search {
+            evaluator,
+            settings,
+            table: table.as_ref(),
+        },
+    };
+
     let (seed_text, seed) = args.play.seed();
     let mut log = Log::open(args.play.log.as_deref())?;
-    let table = args
-        .cache
-        .map(|bytes| TranspositionTable::new(bytes, args.peek));
-    let cache = table.as_ref().map_or("none".to_owned(), |t| {
-        let peek = if args.peek { " peek" } else { "" };
-        format!("{}{peek}", ntuple::format_bytes(t.bytes()))
-    });
-    let extra = [format!("search = {}, cache = {cache}", args.depth)];
-    log.write(&cli::header(
-        "eval",
+    log.write(&header(
+        &args,
         &seed_text,
-        args.play.threads,
-        &network,
-        &extra,
+        network.as_ref(),
+        &settings,
+        table.as_ref(),
     ))?;
-    log.write(&format!("evaluate: {}\n\n", args.evaluate))?;
+    log.write(&format!("evaluate: {plan}\n\n"))?;
     let run = Run {
-        network: &network,
+        player,
         spawns: args.play.spawns(),
-        learning: None,
-        search: Some(Settings {
-            limits: args.limit,
-            cutoff: args.cutoff,
-            ..Settings::new(args.depth)
-        }),
-        table: table.as_ref(),
         seed,
         threads: usize::from(args.play.threads),
-        plan: args.evaluate,
+        plan,
     };
     let start = std::time::Instant::now();
     let stats = session::evaluate(&run, &mut log, args.play.win)?;
-    if args.depth.plies() > 1 {
+    if let Player::Search { .. } = run.player {
         let seconds = start.elapsed().as_secs_f64();
         let moves = stats.moves.max(1) as f64;
         log.write(&format!(
-            "search: {}, {:.3} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
-            args.depth,
+            "search: {:.3} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
             1000.0 * seconds * f64::from(args.play.threads) / moves,
             stats.nodes as f64 / moves,
             stats.nodes as f64 / seconds / 1e6,
         ))?;
     }
     Ok(())
+}
+
+fn header(
+    args: &Args,
+    seed: &str,
+    network: Option<&ntuple::Network>,
+    settings: &Settings,
+    table: Option<&TranspositionTable>,
+) -> String {
+    let cache = table.map_or("none".to_owned(), |table| {
+        let peek = if args.peek { " peek" } else { "" };
+        format!("{}{peek}", ntuple::format_bytes(table.bytes()))
+    });
+    let adaptive = if settings.adaptive { " adaptive" } else { "" };
+    let cutoff = settings
+        .cutoff
+        .map_or(String::new(), |p| format!(", cutoff = {p}"));
+    let search = format!(
+        "search = {}{adaptive}, cache = {cache}{cutoff}",
+        settings.depth
+    );
+    match network {
+        Some(network) => cli::header("eval", seed, args.play.threads, network, &[search]),
+        None => cli::header_for(
+            "eval",
+            seed,
+            args.play.threads,
+            "the heuristic (no network)",
+            &[search],
+        ),
+    }
 }

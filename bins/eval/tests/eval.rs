@@ -20,11 +20,11 @@ fn text(bytes: &[u8]) -> String {
 fn trained(dir: &Path) {
     let network = ntuple::Network::new(ntuple::parse_patterns(["2x4patt"]).unwrap()).unwrap();
     let run = learn::Run {
-        network: &network,
+        player: learn::Player::Greedy {
+            network: &network,
+            learning: Some(learn::Learning::default()),
+        },
         spawns: board::SpawnRule::STANDARD,
-        learning: Some(learn::Learning::default()),
-        search: None,
-        table: None,
         seed: 1,
         threads: 1,
         plan: "1x200".parse().unwrap(),
@@ -216,4 +216,23 @@ fn searching_two_plies_plays_better_than_one() {
         searched > greedy + 3000.0,
         "2p {searched} against 1p {greedy}"
     );
+}
+
+#[test]
+fn plays_without_a_network_with_the_heuristic() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = eval(&["-e", "1x3", "-d", "2p", "-s", "heuristic"], dir.path());
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("network = the heuristic (no network)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("search = 2p, cache = 256 MiB, cutoff = 0.0001"),
+        "{stdout}"
+    );
+    // Random play averages about 1,100; the heuristic at 2p about 28,000.
+    let average = summary_average(&stdout);
+    assert!(average > 5000.0, "average {average}");
 }

@@ -9,7 +9,7 @@ use clap::Parser;
 use cli::PlayArgs;
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
-use learn::{Learning, Log, Mode, Plan, Run};
+use learn::{Learning, Log, Mode, Plan, Player, Run};
 use ntuple::{Metadata, Source, parse_patterns};
 
 /// Trains an n-tuple network for 2048 by afterstate TD(0) learning, as
@@ -135,11 +135,11 @@ fn train(args: Args) -> anyhow::Result<()> {
     }
     log.write(&format!("train: {}\n\n", args.plan))?;
     let run = Run {
-        network: &network,
+        player: Player::Greedy {
+            network: &network,
+            learning: Some(learning),
+        },
         spawns: args.play.spawns(),
-        learning: Some(learning),
-        search: None,
-        table: None,
         seed,
         threads: usize::from(args.play.threads),
         plan: args.plan,
@@ -171,7 +171,10 @@ fn train(args: Args) -> anyhow::Result<()> {
     if let Some(plan) = args.evaluate {
         log.write(&format!("evaluate: {plan}\n\n"))?;
         let run = Run {
-            learning: None,
+            player: Player::Greedy {
+                network: &network,
+                learning: None,
+            },
             seed: learn::seed_from_text(&format!("{seed_text}/evaluate")),
             plan,
             ..run

@@ -136,6 +136,17 @@ pub fn header(
     network: &Network,
     extra: &[String],
 ) -> String {
+    header_for(program, seed, threads, &network.describe(), extra)
+}
+
+/// [`header`] for a player described by `player` (a network or another).
+pub fn header_for(
+    program: &str,
+    seed: &str,
+    threads: u16,
+    player: &str,
+    extra: &[String],
+) -> String {
     let command: Vec<String> = std::env::args().collect();
     let mut text = format!(
         "2048lab {program} {}\n{}\nseed = {seed}\n",
@@ -146,10 +157,7 @@ pub fn header(
         text.push_str(line);
         text.push('\n');
     }
-    text.push_str(&format!(
-        "thread = {threads}x\nnetwork = {}\n\n",
-        network.describe()
-    ));
+    text.push_str(&format!("thread = {threads}x\nnetwork = {player}\n\n"));
     text
 }
 

@@ -3,7 +3,7 @@
 use board::{Afterstate, Board, SpawnRule};
 use ntuple::Network;
 use rand::Rng;
-use search::{Expectimax, Settings, TranspositionTable};
+use search::{Evaluator, Expectimax, Settings, TranspositionTable};
 
 use crate::Learning;
 
@@ -44,16 +44,16 @@ pub fn best_move(network: &Network, board: Board) -> Option<(Afterstate, f32)> {
 }
 
 /// Plays one episode from a fresh board without learning, choosing each move
-/// by an expectimax search of `network` as `settings` say, with a
+/// by an expectimax search of `evaluator` as `settings` say, with a
 /// transposition table if one is given.
-pub fn play_searched<R: Rng>(
-    network: &Network,
+pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
+    evaluator: &E,
     settings: Settings,
     table: Option<&TranspositionTable>,
     rng: &mut R,
 ) -> Outcome {
     let spawns = settings.spawns;
-    let mut search = Expectimax::with_settings(network, settings, table);
+    let mut search = Expectimax::with_settings(evaluator, settings, table);
     let mut board = spawns.initial(rng);
     let (mut score, mut moves) = (0u64, 0u64);
     while let Some(choice) = search.choose(board) {

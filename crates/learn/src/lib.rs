@@ -4,16 +4,13 @@
 //!
 //! ```
 //! use board::SpawnRule;
-//! use learn::{Learning, Plan, Run, Stats};
+//! use learn::{Learning, Plan, Player, Run, Stats};
 //! use ntuple::{Network, parse_patterns};
 //!
 //! let network = Network::new(parse_patterns(["2x4patt"])?)?;
 //! let run = Run {
-//!     network: &network,
+//!     player: Player::Greedy { network: &network, learning: Some(Learning::default()) },
 //!     spawns: SpawnRule::STANDARD,
-//!     learning: Some(Learning::default()),
-//!     search: None,
-//!     table: None,
 //!     seed: learn::seed_from_text("doc"),
 //!     threads: 1,
 //!     plan: "2x50".parse()?,
@@ -49,7 +46,7 @@ use serde::{Deserialize, Serialize};
 pub use episode::{Outcome, best_move, play, play_searched};
 pub use error::Error;
 pub use log::Log;
-pub use run::{Block, Plan, Run};
+pub use run::{Block, Plan, Player, Run};
 pub use seed::{episode_rng, seed_from_text};
 pub use stats::{Stats, TileRow, block_report, summary};
 

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use board::SpawnRule;
 use ntuple::Network;
+use search::{Evaluator, TranspositionTable};
 use serde::{Deserialize, Serialize};
 
 use crate::{Error, Learning, Stats, episode, seed};
@@ -52,21 +53,44 @@ impl fmt::Display for Plan {
     }
 }
 
+/// Who plays the episodes of a run.
+#[derive(Clone, Copy)]
+pub enum Player<'a> {
+    /// The greedy 1-ply player of a network (the largest reward + value of
+    /// the afterstate), which learns as `learning` says (`None`: play only).
+    Greedy {
+        /// The network that chooses the moves.
+        network: &'a Network,
+        /// TD learning settings, or `None` to play only.
+        learning: Option<Learning>,
+    },
+    /// An expectimax search over any evaluator; it does not learn.
+    Search {
+        /// What values the leaves.
+        evaluator: &'a (dyn Evaluator + Sync),
+        /// How deep and how widely it searches (its spawns are the run's).
+        settings: search::Settings,
+        /// The transposition table the searches of all threads share.
+        table: Option<&'a TranspositionTable>,
+    },
+}
+
+impl fmt::Debug for Player<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Greedy { learning, .. } => write!(f, "Greedy {{ learning: {learning:?} }}"),
+            Self::Search { settings, .. } => write!(f, "Search {{ settings: {settings:?} }}"),
+        }
+    }
+}
+
 /// Everything that decides the episodes of a run.
 #[derive(Clone, Debug)]
 pub struct Run<'a> {
-    /// The network that chooses the moves (and learns, with `learning`).
-    pub network: &'a Network,
+    /// Who plays (and whether it learns).
+    pub player: Player<'a>,
     /// How tiles spawn.
     pub spawns: SpawnRule,
-    /// TD learning settings, or `None` to play only.
-    pub learning: Option<Learning>,
-    /// Play by expectimax instead of greedily (only without learning; `None`
-    /// or a depth of `1p` is the greedy 1-ply player). The search's spawns
-    /// are those of the run.
-    pub search: Option<search::Settings>,
-    /// The transposition table the searches of all threads share.
-    pub table: Option<&'a search::TranspositionTable>,
     /// The run's seed: episode `i` draws from [`seed::episode_rng`]`(seed, i)`.
     pub seed: u64,
     /// The number of threads playing at once (at least 1).
@@ -94,20 +118,23 @@ impl Run<'_> {
     pub fn block(&self, index: u64) -> Stats {
         let first = index * self.plan.block_size;
         let size = self.plan.block_size;
-        let search = self
-            .search
-            .filter(|settings| settings.depth.plies() > 1 && self.learning.is_none())
-            .map(|settings| search::Settings {
-                spawns: self.spawns,
-                ..settings
-            });
         let play = |episode: u64| {
             let mut rng = seed::episode_rng(self.seed, first + episode);
-            match search {
-                Some(settings) => {
-                    episode::play_searched(self.network, settings, self.table, &mut rng)
+            match self.player {
+                Player::Greedy { network, learning } => {
+                    episode::play(network, &self.spawns, learning.as_ref(), &mut rng)
                 }
-                None => episode::play(self.network, &self.spawns, self.learning.as_ref(), &mut rng),
+                Player::Search {
+                    evaluator,
+                    settings,
+                    table,
+                } => {
+                    let settings = search::Settings {
+                        spawns: self.spawns,
+                        ..settings
+                    };
+                    episode::play_searched(evaluator, settings, table, &mut rng)
+                }
             }
         };
         if self.threads <= 1 {

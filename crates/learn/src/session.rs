@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::checkpoint::{self, Progress, Settings};
-use crate::{Error, Log, Run, Stats, block_report, summary};
+use crate::{Error, Log, Player, Run, Stats, block_report, summary};
 
 /// Where and how often a training run saves its progress.
 #[derive(Clone, Debug)]
@@ -24,6 +24,9 @@ pub struct Checkpointing {
 /// # Errors
 /// [`Error::Io`] if the log fails, [`Error::Network`] if a checkpoint cannot
 /// be written.
+///
+/// # Panics
+/// If the run's player is not a network's greedy player: only it learns.
 pub fn train(
     run: &Run,
     log: &mut Log,
@@ -34,6 +37,9 @@ pub fn train(
     let (first_block, mut total) = resume.map_or((0, Stats::default()), |progress| {
         (progress.blocks_done, progress.total)
     });
+    let Player::Greedy { network, .. } = run.player else {
+        panic!("only a network's greedy player learns");
+    };
     let blocks = run.plan.blocks;
     run.execute(first_block, &mut total, |block| {
         log.write(&block_report(
@@ -53,7 +59,7 @@ pub fn train(
                 blocks_done: done,
                 total: block.total.clone(),
             };
-            checkpoint::save(&checkpointing.path, run.network, &progress)?;
+            checkpoint::save(&checkpointing.path, network, &progress)?;
         }
         Ok::<(), Error>(())
     })?;

@@ -3,7 +3,7 @@
 
 use board::{Board, SpawnRule};
 use learn::checkpoint::{self, Progress, Settings};
-use learn::{Learning, Mode, Plan, Run, Stats, seed_from_text};
+use learn::{Learning, Mode, Plan, Player, Run, Stats, seed_from_text};
 use ntuple::{Network, parse_patterns};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -20,11 +20,8 @@ fn run<'a>(
     threads: usize,
 ) -> Run<'a> {
     Run {
-        network,
+        player: Player::Greedy { network, learning },
         spawns: SpawnRule::STANDARD,
-        learning,
-        search: None,
-        table: None,
         seed: seed_from_text(seed),
         threads,
         plan: plan.parse().unwrap(),

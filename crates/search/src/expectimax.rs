@@ -27,6 +27,12 @@ pub struct Settings {
     pub cutoff: Option<f64>,
     /// How tiles spawn.
     pub spawns: SpawnRule,
+    /// Search deeper on boards of many distinct tiles, as the classic bots
+    /// do: one ply less than the number of distinct tiles (nneonneo's
+    /// distinct - 2 chance layers), but at least `depth` and at most two
+    /// plies more, so that a game's slowest moves stay within a few times
+    /// its typical one.
+    pub adaptive: bool,
 }
 
 impl Settings {
@@ -37,6 +43,7 @@ impl Settings {
             limits: None,
             cutoff: None,
             spawns: SpawnRule::STANDARD,
+            adaptive: false,
         }
     }
 }
@@ -103,7 +110,16 @@ impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
 
     /// The best move on `board`, or `None` if no move is legal.
     pub fn choose(&mut self, board: Board) -> Option<Choice> {
-        let layers = u32::from(self.settings.depth.plies()) - 1;
+        let mut plies = u32::from(self.settings.depth.plies());
+        if self.settings.adaptive {
+            let distinct = board.tile_counts()[1..]
+                .iter()
+                .filter(|&&count| count > 0)
+                .count() as u32;
+            let deepest = (plies + 2).min(u32::from(Depth::MAX));
+            plies = distinct.saturating_sub(1).clamp(plies, deepest);
+        }
+        let layers = plies - 1;
         let mut best: Option<Choice> = None;
         for (direction, afterstate) in board.afterstates().iter() {
             let value = afterstate.reward as f32 + self.chance(afterstate.board, layers, 1.0);

@@ -22,10 +22,12 @@
 
 mod depth;
 mod expectimax;
+mod heuristic;
 mod table;
 
 pub use depth::{Depth, Error, Limits};
 pub use expectimax::{Choice, Expectimax, Settings};
+pub use heuristic::{Heuristic, line_score};
 pub use table::TranspositionTable;
 
 use board::Board;
