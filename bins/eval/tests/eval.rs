@@ -78,7 +78,8 @@ fn bad_files_and_networks_are_clear_errors() {
             "eval: net.nw: holds network 0123 4567, not 012345",
         ),
         (&["-i", "net.nw", "-e", "many"], "is not an episode count"),
-        (&[], "--input <FILE>"),
+        // A network name only checks a file; without one there is nothing to check.
+        (&["-n", "2x4patt"], "--input <FILE>"),
     ];
     for (args, expected) in cases {
         let output = eval(args, dir.path());
@@ -210,7 +211,8 @@ fn searching_two_plies_plays_better_than_one() {
         text(&output.stdout)
     };
     let (greedy, searched) = (play("1p"), play("2p"));
-    assert!(searched.contains("search: 2p, "), "{searched}");
+    assert!(searched.contains("search = 2p, cache = none"), "{searched}");
+    assert!(searched.contains(" ms/move, "), "{searched}");
     let (greedy, searched) = (summary_average(&greedy), summary_average(&searched));
     assert!(
         searched > greedy + 3000.0,
