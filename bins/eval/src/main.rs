@@ -61,6 +61,12 @@ struct Args {
     #[arg(long, requires = "cache")]
     peek: bool,
 
+    /// Play on a board that holds 65536 and beyond, and let the search see a
+    /// downgraded copy once a tile reaches this one (TDL2048+'s -h 32768):
+    /// tiles above the smallest missing one move down to fill it
+    #[arg(long, value_name = "TILE", value_parser = cli::parse_tile)]
+    downgrade: Option<u8>,
+
     /// Value chance nodes reached with a probability below this by the
     /// evaluator instead of searching them (e.g. 0.0001) [default: none, or
     /// 0.0001 for the heuristic]
@@ -110,14 +116,17 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         (None, None) => unreachable!("either a network or the heuristic"),
     };
     let player = match &network {
-        Some(network) if depth.plies() == 1 && !settings.adaptive => Player::Greedy {
-            network,
-            learning: None,
-        },
+        Some(network) if depth.plies() == 1 && !settings.adaptive && args.downgrade.is_none() => {
+            Player::Greedy {
+                network,
+                learning: None,
+            }
+        }
         _ => Player::Search {
             evaluator,
             settings,
             table: table.as_ref(),
+            downgrade: args.downgrade,
         },
     };
 

@@ -238,3 +238,26 @@ fn plays_without_a_network_with_the_heuristic() {
     let average = summary_average(&stdout);
     assert!(average > 5000.0, "average {average}");
 }
+
+#[test]
+fn downgrading_plays_on_past_its_threshold() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = eval(
+        &["-e", "1x2", "-d", "2p", "-s", "down", "--downgrade", "256"],
+        dir.path(),
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    // The search sees boards whose largest tile stays below 256, the game
+    // itself goes on to larger tiles.
+    let largest: u32 = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("total:"))
+        .and_then(|l| l.split_whitespace().find_map(|f| f.strip_prefix("tile=")))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(largest >= 512, "{stdout}");
+    let output = eval(&["--downgrade", "300"], dir.path());
+    assert!(text(&output.stderr).contains("is not a tile"));
+}

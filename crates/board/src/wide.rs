@@ -135,6 +135,47 @@ impl WideBoard {
         self.afterstates().is_empty()
     }
 
+    /// A 64-bit copy for a player that knows tiles only below `threshold`
+    /// (an exponent): while the largest tile is at or above it, every tile
+    /// above the smallest missing exponent moves down one (filling the gap),
+    /// as TDL2048+'s tile-downgrading (`-h`) does.
+    ///
+    /// The map keeps equal tiles equal and different tiles different and in
+    /// order, so every move slides the copy as it slides this board: a move
+    /// is legal on one exactly when it is legal on the other. If no gap is
+    /// left and tiles still exceed 32768, those are clamped to 32768 (then
+    /// the copy can allow a merge this board does not have).
+    ///
+    /// ```
+    /// use board::WideBoard;
+    ///
+    /// let board: WideBoard = "65536 32768 2 . / . . . . / . . . . / . . . 4".parse()?;
+    /// // 8 is the smallest tile missing: 65536 and 32768 move down to fill it.
+    /// let seen = board.downgraded(15);
+    /// assert_eq!(seen, "16384 8192 2 . / . . . . / . . . . / . . . 4".parse()?);
+    /// # Ok::<(), board::Error>(())
+    /// ```
+    pub fn downgraded(self, threshold: u8) -> Board {
+        let mut exponents = self.exponents();
+        loop {
+            let largest = exponents.iter().copied().max().unwrap_or(0);
+            if largest < threshold.max(1) && largest <= Board::MAX_EXPONENT {
+                break;
+            }
+            let present = exponents.iter().fold(0u32, |mask, &e| mask | 1 << e);
+            let Some(missing) = (1..largest).find(|&e| present & (1 << e) == 0) else {
+                break;
+            };
+            for exponent in &mut exponents {
+                if *exponent > missing {
+                    *exponent -= 1;
+                }
+            }
+        }
+        let clamped = exponents.map(|exponent| exponent.min(Board::MAX_EXPONENT));
+        Board::from_exponents(clamped).expect("clamped to what fits")
+    }
+
     /// Whether every tile is below 32768, so the 64-bit tables move it right.
     fn fits_tables(self) -> bool {
         // A nibble of 0xF in `low` is a zero nibble of `!low`.

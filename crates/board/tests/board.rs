@@ -322,6 +322,26 @@ proptest! {
     }
 
     #[test]
+    fn downgraded_copies_move_like_the_board(board in wide_boards(), threshold in 5u8..=18) {
+        let seen = board.downgraded(threshold);
+        if board.max_tile() < threshold && board.max_tile() <= 15 {
+            prop_assert_eq!(WideBoard::from(seen), board, "nothing to downgrade");
+        }
+        let mut kinds: Vec<u8> = board.exponents().into_iter().filter(|&e| e > 0).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        // At most 15 kinds of tile always fit once the gaps are filled: then
+        // no tile is clamped, the largest is below the threshold or no gap is
+        // left, and every move is legal on both or on neither.
+        if kinds.len() <= 15 {
+            prop_assert!(seen.max_tile() < threshold || usize::from(seen.max_tile()) == kinds.len());
+            for direction in Direction::ALL {
+                prop_assert_eq!(board.slide(direction).is_some(), seen.slide(direction).is_some(), "{:?}", direction);
+            }
+        }
+    }
+
+    #[test]
     fn wide_and_narrow_agree_below_32768(board in boards(), direction in directions()) {
         let wide = WideBoard::from(board);
         prop_assert_eq!(Board::try_from(wide).unwrap(), board);

@@ -66,7 +66,11 @@ impl PlayArgs {
     }
 }
 
-fn parse_tile(text: &str) -> Result<u8, String> {
+/// Reads a tile value (2, 4, ..., 32768, ...) as its exponent.
+///
+/// # Errors
+/// A message for anything that is not a power of two from 2 up.
+pub fn parse_tile(text: &str) -> Result<u8, String> {
     match text.parse::<u32>() {
         Ok(value) if value >= 2 && value.is_power_of_two() => Ok(value.trailing_zeros() as u8),
         _ => Err(format!("{text:?} is not a tile (2, 4, 8, ..., 32768)")),

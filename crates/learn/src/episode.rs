@@ -1,6 +1,6 @@
 //! Playing one episode greedily on a network, learning from it or not.
 
-use board::{Afterstate, Board, SpawnRule};
+use board::{Afterstate, Board, SpawnRule, WideBoard};
 use ntuple::Network;
 use rand::Rng;
 use search::{Evaluator, Expectimax, Settings, TranspositionTable};
@@ -46,22 +46,49 @@ pub fn best_move(network: &Network, board: Board) -> Option<(Afterstate, f32)> {
 /// Plays one episode from a fresh board without learning, choosing each move
 /// by an expectimax search of `evaluator` as `settings` say, with a
 /// transposition table if one is given.
+///
+/// With `downgrade`, the game is played on a [`WideBoard`], so two 32768
+/// make a real 65536, and the search sees [`WideBoard::downgraded`] copies
+/// once a tile reaches that exponent (TDL2048+'s `-h`).
 pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
     evaluator: &E,
     settings: Settings,
     table: Option<&TranspositionTable>,
+    downgrade: Option<u8>,
     rng: &mut R,
 ) -> Outcome {
     let spawns = settings.spawns;
     let mut search = Expectimax::with_settings(evaluator, settings, table);
-    let mut board = spawns.initial(rng);
+    let mut board = WideBoard::from(spawns.initial(rng));
     let (mut score, mut moves) = (0u64, 0u64);
-    while let Some(choice) = search.choose(board) {
-        score += u64::from(choice.afterstate.reward);
+    loop {
+        // Without downgrading, a plain 64-bit board: a wide board never
+        // reaches 65536 here, since two 32768 merge as the 64-bit board does.
+        let seen = match downgrade {
+            Some(threshold) => board.downgraded(threshold),
+            None => board.low(),
+        };
+        let chosen = search.choose(seen).map(|choice| choice.direction);
+        let afterstate = match downgrade {
+            // The copy moves as the board does; should clamping have made
+            // them differ, the first legal move of the board is played.
+            Some(_) => chosen
+                .and_then(|direction| board.slide(direction))
+                .or_else(|| board.afterstates().iter().next().map(|(_, a)| a)),
+            None => chosen
+                .and_then(|direction| board.low().slide(direction))
+                .map(|a| Afterstate {
+                    board: WideBoard::from(a.board),
+                    reward: a.reward,
+                }),
+        };
+        let Some(afterstate) = afterstate else { break };
+        score += u64::from(afterstate.reward);
         moves += 1;
-        board = spawns
-            .spawn(choice.afterstate.board, rng)
+        let (cell, exponent) = spawns
+            .draw(afterstate.board.empty_mask(), rng)
             .expect("a legal move leaves an empty cell");
+        board = afterstate.board.with_tile(cell, exponent);
     }
     Outcome {
         score,

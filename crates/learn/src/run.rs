@@ -72,6 +72,9 @@ pub enum Player<'a> {
         settings: search::Settings,
         /// The transposition table the searches of all threads share.
         table: Option<&'a TranspositionTable>,
+        /// Play on the wide board and search downgraded copies once a tile
+        /// reaches this exponent (TDL2048+'s `-h`); `None`: the 64-bit board.
+        downgrade: Option<u8>,
     },
 }
 
@@ -128,12 +131,13 @@ impl Run<'_> {
                     evaluator,
                     settings,
                     table,
+                    downgrade,
                 } => {
                     let settings = search::Settings {
                         spawns: self.spawns,
                         ..settings
                     };
-                    episode::play_searched(evaluator, settings, table, &mut rng)
+                    episode::play_searched(evaluator, settings, table, downgrade, &mut rng)
                 }
             }
         };

@@ -31,8 +31,9 @@ pub struct Stats {
     pub score: u64,
     /// The best score.
     pub max_score: u64,
-    /// Episodes by the exponent of the largest tile they reached.
-    pub by_tile: [TileRow; 16],
+    /// Episodes by the exponent of the largest tile they reached (up to
+    /// 2^19, for games on the wide board).
+    pub by_tile: [TileRow; 20],
     /// Search nodes visited choosing the moves (0 for the 1-ply player).
     #[serde(default)]
     pub nodes: u64,
@@ -46,7 +47,7 @@ impl Stats {
         self.score += outcome.score;
         self.max_score = self.max_score.max(outcome.score);
         self.nodes += outcome.nodes;
-        let row = &mut self.by_tile[usize::from(outcome.max_tile.min(15))];
+        let row = &mut self.by_tile[usize::from(outcome.max_tile.min(19))];
         row.episodes += 1;
         row.score += outcome.score;
         row.moves += outcome.moves;
@@ -82,7 +83,7 @@ impl Stats {
     /// The share of episodes (0 to 1) whose largest tile was `exponent` or
     /// more.
     pub fn reach_rate(&self, exponent: u8) -> f64 {
-        let reached: u64 = self.by_tile[usize::from(exponent.min(15))..]
+        let reached: u64 = self.by_tile[usize::from(exponent.min(19))..]
             .iter()
             .map(|row| row.episodes)
             .sum();

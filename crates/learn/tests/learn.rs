@@ -291,3 +291,19 @@ fn tdl2048s_scripts_read_2048labs_logs_as_they_read_its_own() {
     let rows = total.by_tile.iter().filter(|row| row.episodes > 0).count();
     assert_eq!(read_as_tdl2048_scripts_do(&ours), (rows, 7));
 }
+
+#[test]
+fn downgrading_changes_nothing_below_its_threshold() {
+    use search::{Depth, Heuristic, Settings};
+    let heuristic = Heuristic::new();
+    let settings = Settings::new(Depth::new(2).unwrap());
+    let play = |downgrade| {
+        let mut rng = learn::episode_rng(5, 0);
+        learn::play_searched(&heuristic, settings, None, downgrade, &mut rng)
+    };
+    // 2^19 is never reached: the same game as on the 64-bit board.
+    assert_eq!(play(Some(19)), play(None));
+    // A low threshold still plays legal moves to the end, past it.
+    let low = play(Some(6));
+    assert!(low.max_tile >= 7, "{low:?}");
+}
