@@ -10,7 +10,7 @@ use ntuple::Network;
 use search::{Evaluator, TranspositionTable};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Learning, Stats, episode, seed};
+use crate::{Error, Learning, Stats, block_report, episode, seed};
 
 /// How many episodes a run plays: `blocks` blocks of `block_size`.
 ///
@@ -113,6 +113,21 @@ pub struct Block<'a> {
     pub local: &'a Stats,
     /// All episodes of the run so far, this block's included.
     pub total: &'a Stats,
+}
+
+impl Block<'_> {
+    /// The block's lines in TDL2048+'s layout ([`block_report`]), for a run
+    /// of `blocks` blocks.
+    pub fn report(&self, blocks: u64, win_tile: u8) -> String {
+        block_report(
+            self.index + 1,
+            blocks,
+            self.elapsed,
+            self.local,
+            self.total,
+            win_tile,
+        )
+    }
 }
 
 impl Run<'_> {

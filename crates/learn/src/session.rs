@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::checkpoint::{self, Progress, Settings};
-use crate::{Error, Log, Player, Run, Stats, block_report, summary};
+use crate::{Error, Log, Player, Run, Stats, summary};
 
 /// Where and how often a training run saves its progress.
 #[derive(Clone, Debug)]
@@ -42,14 +42,7 @@ pub fn train(
     };
     let blocks = run.plan.blocks;
     run.execute(first_block, &mut total, |block| {
-        log.write(&block_report(
-            block.index + 1,
-            blocks,
-            block.elapsed,
-            block.local,
-            block.total,
-            win_tile,
-        ))?;
+        log.write(&block.report(blocks, win_tile))?;
         let done = block.index + 1;
         if let Some(checkpointing) = checkpointing
             && (done % checkpointing.every.max(1) == 0 || done == blocks)
@@ -75,14 +68,7 @@ pub fn evaluate(run: &Run, log: &mut Log, win_tile: u8) -> Result<Stats, Error> 
     let mut total = Stats::default();
     let blocks = run.plan.blocks;
     let elapsed = run.execute(0, &mut total, |block| {
-        log.write(&block_report(
-            block.index + 1,
-            blocks,
-            block.elapsed,
-            block.local,
-            block.total,
-            win_tile,
-        ))
+        log.write(&block.report(blocks, win_tile))
     })?;
     log.write(&summary(elapsed, &total, win_tile))?;
     Ok(total)

@@ -184,8 +184,8 @@ fn playing_without_learning_leaves_the_weights_alone() {
     assert_eq!(fingerprint(&network), before);
 }
 
-#[test]
-fn logs_of_tdl2048_and_of_2048lab_read_alike() {
+/// The log TDL2048+ wrote evaluating its 2x4patt network (the fixture).
+fn tdl2048_log() -> String {
     let dir =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
     assert!(
@@ -193,8 +193,26 @@ fn logs_of_tdl2048_and_of_2048lab_read_alike() {
         "the TDL2048+ fixtures are missing: expected {}",
         dir.display()
     );
-    let text = std::fs::read_to_string(dir.join("eval-2x4patt-td.x")).unwrap();
-    let runs = learn::logfile::parse_log(&text).unwrap();
+    std::fs::read_to_string(dir.join("eval-2x4patt-td.x")).unwrap()
+}
+
+/// The text 2048lab prints for `run`: its blocks, then the summary.
+fn log_of(run: &Run) -> (String, Stats) {
+    let mut text = format!("evaluate: {}\n\n", run.plan);
+    let mut total = Stats::default();
+    let elapsed = run
+        .execute(0, &mut total, |block| {
+            text += &block.report(run.plan.blocks, 11);
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+    text += &learn::summary(elapsed, &total, 11);
+    (text, total)
+}
+
+#[test]
+fn logs_of_tdl2048_and_of_2048lab_read_alike() {
+    let runs = learn::logfile::parse_log(&tdl2048_log()).unwrap();
     assert_eq!(runs.len(), 1);
     let logged = &runs[0];
     assert_eq!(
@@ -213,23 +231,9 @@ fn logs_of_tdl2048_and_of_2048lab_read_alike() {
 
     // 2048lab's own text of a run reads back to its numbers.
     let network = network("2x4patt");
-    let mut text = String::from("evaluate: 2x30\n\n");
-    let mut total = Stats::default();
-    let elapsed = run(&network, None, "log", "2x30", 1)
-        .execute(0, &mut total, |block| {
-            text += &learn::block_report(
-                block.index + 1,
-                2,
-                block.elapsed,
-                block.local,
-                block.total,
-                11,
-            );
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-    text += &learn::summary(elapsed, &total, 11);
+    let (text, total) = log_of(&run(&network, None, "log", "2x30", 1));
     let runs = learn::logfile::parse_log(&text).unwrap();
+    assert_eq!(runs[0].block_size, Some(30));
     assert_eq!(runs[0].blocks[1].total.avg, total.average() as u64);
     assert_eq!(runs[0].summary.iter().map(|row| row.count).sum::<u64>(), 60);
 }
@@ -261,33 +265,15 @@ fn read_as_tdl2048_scripts_do(log: &str) -> (usize, usize) {
 
 #[test]
 fn tdl2048s_scripts_read_2048labs_logs_as_they_read_its_own() {
-    let dir =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
-    assert!(
-        dir.is_dir(),
-        "the TDL2048+ fixtures are missing: expected {}",
-        dir.display()
-    );
-    let theirs = std::fs::read_to_string(dir.join("eval-2x4patt-td.x")).unwrap();
-    assert_eq!(read_as_tdl2048_scripts_do(&theirs), (6, 5));
-
+    assert_eq!(read_as_tdl2048_scripts_do(&tdl2048_log()), (6, 5));
     let network = network("2x4patt");
-    let mut ours = String::new();
-    let mut total = Stats::default();
-    let elapsed = run(&network, Some(Learning::default()), "scripts", "3x40", 1)
-        .execute(0, &mut total, |block| {
-            ours += &learn::block_report(
-                block.index + 1,
-                3,
-                block.elapsed,
-                block.local,
-                block.total,
-                11,
-            );
-            Ok::<(), ()>(())
-        })
-        .unwrap();
-    ours += &learn::summary(elapsed, &total, 11);
+    let (ours, total) = log_of(&run(
+        &network,
+        Some(Learning::default()),
+        "scripts",
+        "3x40",
+        1,
+    ));
     let rows = total.by_tile.iter().filter(|row| row.episodes > 0).count();
     assert_eq!(read_as_tdl2048_scripts_do(&ours), (rows, 7));
 }

@@ -150,10 +150,10 @@ impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
         if layers == 0 || cut {
             return self.evaluator.value(afterstate);
         }
-        let key = if self.symmetric {
-            afterstate.canonical()
-        } else {
-            afterstate
+        // The key (and its canonical form) only matters with a table.
+        let key = match (self.table, self.symmetric) {
+            (Some(_), true) => afterstate.canonical(),
+            _ => afterstate,
         };
         if let Some(value) = self.table.and_then(|table| table.get(key, layers)) {
             return value;
