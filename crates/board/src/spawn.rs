@@ -60,13 +60,17 @@ impl SpawnRule {
         if count == 0 {
             return None;
         }
-        // Lemire's multiply-shift with rejection: exactly uniform.
+        // Lemire's multiply-shift with rejection: exactly uniform. The
+        // rejection bound, 2^32 mod count, is below count, so the division
+        // is only needed when the low bits are: almost never.
         let mut word = rng.next_u64();
         let mut product = (word >> 32) * count;
-        let rejected_below = (1u64 << 32) % count;
-        while product & 0xFFFF_FFFF < rejected_below {
-            word = rng.next_u64();
-            product = (word >> 32) * count;
+        if product & 0xFFFF_FFFF < count {
+            let rejected_below = (1u64 << 32) % count;
+            while product & 0xFFFF_FFFF < rejected_below {
+                word = rng.next_u64();
+                product = (word >> 32) * count;
+            }
         }
         let nth = product >> 32;
         let cell = bits::pdep(1 << nth, u64::from(empty)).trailing_zeros() as usize;
