@@ -38,11 +38,11 @@ struct Args {
     evaluate: Option<Plan>,
 
     /// Learning rate, divided by the number of features unless --norm is given
-    #[arg(short = 'a', long, default_value_t = 0.1)]
+    #[arg(short = 'a', long, default_value_t = 0.1, value_parser = parse_alpha)]
     alpha: f32,
 
     /// Divide the learning rate by this instead of the number of features
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     norm: Option<u32>,
 
     /// When afterstates are updated: online (TDL2048+'s default), forward or backward
@@ -87,6 +87,18 @@ fn train(args: Args) -> anyhow::Result<()> {
         path: default_output(words.as_deref()),
         tables: None,
     });
+    // Found out now, not after the first blocks of training.
+    if let Some(folder) = output
+        .path
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty() && !f.is_dir())
+    {
+        anyhow::bail!(
+            "{}: no such folder to save {} in",
+            folder.display(),
+            output.path.display()
+        );
+    }
     let checkpoint_path = with_suffix(&output.path, ".checkpoint");
     let (seed_text, seed) = args.play.seed();
     let learning = Learning {
@@ -182,6 +194,15 @@ fn train(args: Args) -> anyhow::Result<()> {
         session::evaluate(&run, &mut log, args.play.win)?;
     }
     Ok(())
+}
+
+fn parse_alpha(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(alpha) if alpha.is_finite() && alpha >= 0.0 => Ok(alpha),
+        _ => Err(format!(
+            "{text:?} is not a learning rate (a number, 0 or more)"
+        )),
+    }
 }
 
 /// `4x6patt.nw`, or the patterns joined by `-` for a custom network.

@@ -71,6 +71,15 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "needs 64 GiB, more than the 1 GiB allowed",
         ),
         (&["-i", "missing.nw"], "missing.nw"),
+        (&["-n", "2x4patt", "-a", "nan"], "is not a learning rate"),
+        (
+            &["-n", "2x4patt", "--norm", "0"],
+            "invalid value '0' for '--norm",
+        ),
+        (
+            &["-n", "2x4patt", "-o", "no/such/folder/x.nw"],
+            "no/such/folder: no such folder to save",
+        ),
         (&["--frobnicate"], "unexpected argument"),
     ];
     for (args, expected) in cases {

@@ -32,7 +32,7 @@ pub enum Error {
     #[error(transparent)]
     Network(#[from] ntuple::Error),
     /// Writing the log failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io {
         /// The file, or `-` for standard output.
         path: PathBuf,

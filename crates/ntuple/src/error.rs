@@ -33,7 +33,7 @@ pub enum Error {
         limit: u64,
     },
     /// The operating system refused the memory.
-    #[error("could not allocate {} for the weight tables: {source}", crate::format_bytes(*needed))]
+    #[error("could not allocate {} for the weight tables", crate::format_bytes(*needed))]
     Memory {
         /// Bytes asked for.
         needed: u64,
@@ -41,7 +41,7 @@ pub enum Error {
         source: io::Error,
     },
     /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    #[error("{}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
