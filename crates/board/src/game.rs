@@ -20,7 +20,8 @@ impl<F: FnMut(Board, &Afterstates) -> Option<Direction>> Policy for F {
     }
 }
 
-/// Plays a uniformly random legal move, drawing from its own generator.
+/// Plays a random legal move, drawing from its own generator (32 random bits
+/// scaled to the number of legal moves: uniform to within 1e-9).
 #[derive(Clone, Debug)]
 pub struct RandomPolicy<R>(pub R);
 
