@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use anyhow::Context as _;
 use clap::Parser;
 use cli::PlayArgs;
 use learn::checkpoint::{self, Settings};
@@ -114,14 +115,17 @@ fn train(args: Args) -> anyhow::Result<()> {
         learning,
         four_rate: args.play.four_rate,
     };
-    let resumed = if args.restart {
-        None
+    let (network, progress) = if !args.restart && checkpoint_path.exists() {
+        // The checkpoint holds the weights to go on with: free these first,
+        // so that two networks never occupy memory at once.
+        drop(network);
+        let (network, progress) =
+            checkpoint::load(&checkpoint_path, &settings)?.with_context(|| {
+                format!("{}: disappeared while starting", checkpoint_path.display())
+            })?;
+        (network, Some(progress))
     } else {
-        checkpoint::load(&checkpoint_path, &settings)?
-    };
-    let (network, progress) = match resumed {
-        Some((network, progress)) => (network, Some(progress)),
-        None => (network, None),
+        (network, None)
     };
 
     let mut log = Log::open(args.play.log.as_deref())?;
