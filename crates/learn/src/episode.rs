@@ -68,19 +68,18 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
             Some(threshold) => board.downgraded(threshold),
             None => board.low(),
         };
-        let chosen = search.choose(seen).map(|choice| choice.direction);
+        let choice = search.choose(seen);
         let afterstate = match downgrade {
             // The copy moves as the board does; should clamping have made
             // them differ, the first legal move of the board is played.
-            Some(_) => chosen
-                .and_then(|direction| board.slide(direction))
+            Some(_) => choice
+                .and_then(|choice| board.slide(choice.direction))
                 .or_else(|| board.afterstates().iter().next().map(|(_, a)| a)),
-            None => chosen
-                .and_then(|direction| board.low().slide(direction))
-                .map(|a| Afterstate {
-                    board: WideBoard::from(a.board),
-                    reward: a.reward,
-                }),
+            // The search already slid the board itself.
+            None => choice.map(|choice| Afterstate {
+                board: WideBoard::from(choice.afterstate.board),
+                reward: choice.afterstate.reward,
+            }),
         };
         let Some(afterstate) = afterstate else { break };
         score += u64::from(afterstate.reward);
