@@ -91,7 +91,12 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         None
     } else {
         let limit = args.play.memory_limit();
-        Some(cli::network(args.network.as_deref(), &args.input, limit)?)
+        Some(cli::network(
+            args.network.as_deref(),
+            &args.input,
+            args.play.stages.as_ref(),
+            limit,
+        )?)
     };
     let default_depth = if heuristic { "2p" } else { "1p" };
     let depth = args

@@ -83,7 +83,12 @@ fn train(args: Args) -> anyhow::Result<()> {
         (None, true) => Some(vec!["4x6patt".to_owned()]),
         (words, _) => words.clone(),
     };
-    let network = cli::network(words.as_deref(), &args.input, limit)?;
+    let network = cli::network(
+        words.as_deref(),
+        &args.input,
+        args.play.stages.as_ref(),
+        limit,
+    )?;
     let output = args.output.clone().unwrap_or_else(|| Source {
         path: default_output(words.as_deref()),
         tables: None,

@@ -44,6 +44,7 @@ fn help_explains_every_option() {
         "--win",
         "--four-rate",
         "--memory",
+        "--stages",
         "--checkpoint-every",
         "--restart",
     ] {
@@ -220,4 +221,42 @@ fn reads_and_writes_tdl2048_weight_files() {
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("network = 0123 4567 "));
+}
+
+#[test]
+fn trains_multistage_networks_and_reads_them_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n", "2x4patt", "--stages", "0,256", "-t", "1x200", "-s", "m", "-o", "staged.w",
+    ];
+    let output = train(&args, dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("x 2 stages from tile sums 0,256 (4 tables"));
+    let path = dir.path().join("staged.w");
+    let stages: ntuple::Stages = "0,256".parse().unwrap();
+    let source: ntuple::Source = path.display().to_string().parse().unwrap();
+    let network = ntuple::Network::open_sources(&[source], None, Some(&stages), u64::MAX).unwrap();
+    // Games of 200 episodes pass tile sum 256: both stages learned.
+    let per_stage = network.patterns().len();
+    let learned = |stage: usize| {
+        network.tables()[stage * per_stage..(stage + 1) * per_stage]
+            .iter()
+            .any(|table| (0..table.len()).any(|index| table.get(index) != 0.0))
+    };
+    assert!(learned(0) && learned(1));
+    // Without the thresholds a multistage .w file is refused, saying why.
+    let output = train(&["-i", "staged.w", "-t", "1x10", "-s", "m"], dir.path());
+    assert!(!output.status.success());
+    assert!(
+        text(&output.stderr).contains("--stages"),
+        "{}",
+        text(&output.stderr)
+    );
+    let output = train(
+        &[
+            "-i", "staged.w", "--stages", "0,256", "-t", "1x10", "-s", "m",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
 }

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::SpawnRule;
-use ntuple::{Network, Pattern, Source, parse_bytes, parse_patterns};
+use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
 /// The options of every run that plays games.
 #[derive(clap::Args, Debug)]
@@ -38,6 +38,12 @@ pub struct PlayArgs {
     /// [default: the memory available now]
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub memory: Option<u64>,
+
+    /// A multistage network: the tile sums where each copy of the tables
+    /// takes over, from 0 (TDL2048+'s `-@ 0,16384`). Required to read a
+    /// multistage .w file, which does not record them
+    #[arg(long, value_name = "SUMS")]
+    pub stages: Option<Stages>,
 }
 
 impl PlayArgs {
@@ -92,19 +98,31 @@ fn parse_memory(text: &str) -> Result<u64, String> {
 /// The network to play with: read from `inputs` if any are given (2048lab's
 /// format or TDL2048+'s `.w`, told apart by content; several files make an
 /// ensemble, `[0-3]|FILE` selects tables; the result must then hold `words`'
-/// patterns, if given), else built from `words` with zero weights.
+/// patterns, if given), else built from `words` with zero weights, in
+/// `stages` if given.
 ///
 /// # Errors
-/// Unknown patterns, files that cannot be read or hold another network, and
-/// networks over `limit`.
-pub fn network(words: Option<&[String]>, inputs: &[Source], limit: u64) -> anyhow::Result<Network> {
+/// Unknown patterns, files that cannot be read or hold another network,
+/// stages that do not fit, and networks over `limit`.
+pub fn network(
+    words: Option<&[String]>,
+    inputs: &[Source],
+    stages: Option<&Stages>,
+    limit: u64,
+) -> anyhow::Result<Network> {
     let patterns: Option<Vec<Pattern>> = words.map(parse_patterns).transpose()?;
     if inputs.is_empty() {
         let patterns =
             patterns.context("no network given: name one with -n or load one with -i")?;
-        return Ok(Network::with_limit(patterns, limit)?);
+        let stages = stages.cloned().unwrap_or_else(Stages::single);
+        return Ok(Network::with_stages(patterns, stages, limit)?);
     }
-    Ok(Network::open_sources(inputs, patterns.as_deref(), limit)?)
+    Ok(Network::open_sources(
+        inputs,
+        patterns.as_deref(),
+        stages,
+        limit,
+    )?)
 }
 
 /// Saves `network` (the selected tables of it, for `[0-3]|FILE`): as a

@@ -64,6 +64,14 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// Stage thresholds (`0,16384`) are malformed or do not fit the network.
+    #[error("stages {input:?}: {problem}")]
+    Stages {
+        /// The thresholds given.
+        input: String,
+        /// What is wrong with them.
+        problem: String,
+    },
     /// A weight file holds another network than the one asked for.
     #[error("{}: holds network {found}, not {expected}", path.display())]
     WrongNetwork {

@@ -9,13 +9,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::memory::available_memory;
-use crate::{Error, Network, Pattern};
+use crate::{Error, Network, Pattern, Stages};
 
 /// The first eight bytes of every 2048lab weight file.
 pub const MAGIC: [u8; 8] = *b"2048labW";
 
 /// The format version this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Free-form facts stored with the weights (episodes trained, settings),
 /// as key-value text.
@@ -31,9 +31,34 @@ struct Header {
     patterns: Vec<String>,
     /// The element type of the tables; `f32` is the only one so far.
     element: String,
-    /// The number of entries of each table, in pattern order.
+    /// The number of entries of each table of a stage, in pattern order.
     entries: Vec<u64>,
     metadata: Metadata,
+    /// The tile sums where the stages start (`[0]` for one stage). Version 1
+    /// files have no stages field and one stage.
+    stages: Vec<u32>,
+}
+
+/// The header of format version 1: one stage.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct HeaderV1 {
+    patterns: Vec<String>,
+    element: String,
+    entries: Vec<u64>,
+    metadata: Metadata,
+}
+
+impl From<HeaderV1> for Header {
+    fn from(header: HeaderV1) -> Self {
+        Self {
+            patterns: header.patterns,
+            element: header.element,
+            entries: header.entries,
+            metadata: header.metadata,
+            stages: vec![0],
+        }
+    }
 }
 
 /// A network read from a file, with the metadata saved beside it.
@@ -80,6 +105,18 @@ fn bincode_config() -> impl bincode::config::Config {
         .with_limit::<{ MAX_HEADER as usize }>()
 }
 
+/// Whether `path` is a 2048lab weight file (it starts with [`MAGIC`]).
+pub(crate) fn is_2048lab_file(path: &Path) -> Result<bool, Error> {
+    let mut start = [0u8; 8];
+    let read = File::open(path)
+        .and_then(|mut file| file.read(&mut start))
+        .map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    Ok(read == 8 && start == MAGIC)
+}
+
 impl Network {
     /// Writes the network and `metadata` to `path`: first to a temporary
     /// file beside it, then renamed into place, so an interrupted save never
@@ -91,8 +128,13 @@ impl Network {
         let header = Header {
             patterns: self.patterns().iter().map(ToString::to_string).collect(),
             element: "f32".to_owned(),
-            entries: self.tables().iter().map(|t| t.len() as u64).collect(),
+            entries: self
+                .patterns()
+                .iter()
+                .map(|p| p.table_len() as u64)
+                .collect(),
             metadata: metadata.clone(),
+            stages: self.stages().thresholds().to_vec(),
         };
         let header = bincode::serde::encode_to_vec(&header, bincode_config())
             .expect("a header always encodes");
@@ -183,9 +225,20 @@ impl Network {
         }
         let mut header = vec![0; header_len as usize];
         input.read_exact(&mut header).map_err(io_error)?;
-        let (header, _): (Header, usize) =
-            bincode::serde::decode_from_slice(&header, bincode_config())
-                .map_err(|error| bad(format!("corrupt header: {error}")))?;
+        let corrupt = |error: bincode::error::DecodeError| bad(format!("corrupt header: {error}"));
+        let header: Header = match version {
+            1 => bincode::serde::decode_from_slice::<HeaderV1, _>(&header, bincode_config())
+                .map_err(corrupt)?
+                .0
+                .into(),
+            _ => {
+                bincode::serde::decode_from_slice(&header, bincode_config())
+                    .map_err(corrupt)?
+                    .0
+            }
+        };
+        let stages = Stages::new(header.stages.clone())
+            .map_err(|error| bad(format!("corrupt header: {error}")))?;
         let patterns = header
             .patterns
             .iter()
@@ -204,7 +257,8 @@ impl Network {
                 "corrupt header: table sizes do not match the patterns".into()
             ));
         }
-        let complete = 16 + u64::from(header_len) + entries.iter().sum::<u64>() * 4 + 4;
+        let complete =
+            16 + u64::from(header_len) + entries.iter().sum::<u64>() * 4 * stages.len() as u64 + 4;
         if size != complete {
             let what = if size < complete {
                 "truncated"
@@ -227,7 +281,7 @@ impl Network {
                     .join(" "),
             });
         }
-        let mut network = Network::with_limit(patterns, limit)?;
+        let mut network = Network::allocate(patterns, stages, limit)?;
         for table in network.tables_mut() {
             table.read_from(&mut input).map_err(io_error)?;
         }
@@ -274,4 +328,44 @@ fn temporary_path(path: &Path) -> PathBuf {
     let mut name = path.file_name().unwrap_or_default().to_os_string();
     name.push(format!(".tmp-{}", std::process::id()));
     path.with_file_name(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_patterns;
+    use board::Board;
+
+    #[test]
+    fn version_1_files_are_read_as_one_stage() {
+        let network = Network::new(parse_patterns(["0123 45"]).unwrap()).unwrap();
+        for (number, table) in network.tables().iter().enumerate() {
+            for index in 0..table.len() {
+                table.set(index, (number * 7 + index % 101) as f32);
+            }
+        }
+        let header = HeaderV1 {
+            patterns: vec!["0123".into(), "45".into()],
+            element: "f32".into(),
+            entries: vec![65536, 256],
+            metadata: Metadata::from([("episodes".to_owned(), "10".to_owned())]),
+        };
+        let header = bincode::serde::encode_to_vec(&header, bincode_config()).unwrap();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend(1u32.to_le_bytes());
+        bytes.extend((header.len() as u32).to_le_bytes());
+        bytes.extend(&header);
+        for table in network.tables() {
+            table.write_to(&mut bytes).unwrap();
+        }
+        bytes.extend(crc32fast::hash(&bytes).to_le_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v1.nw");
+        std::fs::write(&path, &bytes).unwrap();
+        let loaded = Network::load(&path, None).unwrap();
+        assert_eq!(loaded.network.stages(), &Stages::single());
+        assert_eq!(loaded.metadata["episodes"], "10");
+        let board = Board::from_raw(0x0123_4567_89ab_cdef);
+        assert_eq!(loaded.network.estimate(board), network.estimate(board));
+    }
 }

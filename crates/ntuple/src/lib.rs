@@ -33,6 +33,7 @@ mod memory;
 mod network;
 mod pattern;
 mod source;
+mod stages;
 mod table;
 mod tdl2048;
 
@@ -43,4 +44,5 @@ pub use memory::{available_memory, format_bytes, parse_bytes};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};
 pub use source::Source;
+pub use stages::{MAX_STAGES, Stages};
 pub use table::Table;

@@ -6,7 +6,7 @@ use board::bits::pext;
 use board::{Board, Symmetry};
 
 use crate::memory::{available_memory, format_bytes};
-use crate::{Error, Pattern, Table};
+use crate::{Error, Pattern, Stages, Table};
 
 /// A feature: where its table starts, and how a board becomes its index.
 trait Feature {
@@ -156,6 +156,10 @@ impl Layout {
 /// `estimate` and `update` take `&self`: the tables are lock-free (see
 /// [`Table`]), so threads can train one network together.
 ///
+/// A multistage network ([`Network::with_stages`]) holds one copy of the
+/// tables per stage of the game ([`Stages`]); each board is valued and
+/// updated by the tables of its own stage.
+///
 /// ```
 /// use board::Board;
 /// use ntuple::{Network, parse_patterns};
@@ -172,9 +176,13 @@ impl Layout {
 /// ```
 #[derive(Debug)]
 pub struct Network {
+    /// The patterns of one stage (every stage has the same).
     patterns: Vec<Pattern>,
+    stages: Stages,
+    /// `patterns.len()` tables per stage, stage after stage.
     tables: Vec<Table>,
-    layout: Layout,
+    /// How each stage's features are read.
+    layouts: Vec<Layout>,
 }
 
 // SAFETY: the raw pointers of the features point into the tables this
@@ -201,54 +209,107 @@ impl Network {
     /// [`Error::TooLarge`] over the limit; [`Error::Memory`] if allocation
     /// fails; [`Error::EmptyNetwork`] without patterns.
     pub fn with_limit(patterns: Vec<Pattern>, limit: u64) -> Result<Self, Error> {
+        Self::with_stages(patterns, Stages::single(), limit)
+    }
+
+    /// A multistage network of `patterns` with zero weights: one copy of the
+    /// tables per stage, refused if they need more than `limit` bytes in all.
+    ///
+    /// # Errors
+    /// As [`Network::with_limit`].
+    pub fn with_stages(patterns: Vec<Pattern>, stages: Stages, limit: u64) -> Result<Self, Error> {
+        let network = Self::allocate(patterns, stages, limit)?;
+        // Zero weights are about to be read and trained: make them resident
+        // now, as TDL2048+'s value-initialised arrays are, so that a short
+        // run's speed is not the kernel's page zeroing and memory runs out
+        // here rather than mid-run.
+        for table in network.tables() {
+            table.fault_in();
+        }
+        Ok(network)
+    }
+
+    /// [`Network::with_limit`] without faulting the tables in, for loaders
+    /// that are about to fill every page anyway.
+    pub(crate) fn allocate(
+        patterns: Vec<Pattern>,
+        stages: Stages,
+        limit: u64,
+    ) -> Result<Self, Error> {
         if patterns.is_empty() {
             return Err(Error::EmptyNetwork);
         }
-        let needed = table_bytes(&patterns);
+        let needed = table_bytes(&patterns) * stages.len() as u64;
         if needed > limit {
             return Err(Error::TooLarge {
-                network: describe_patterns(&patterns),
+                network: describe(&patterns, &stages),
                 needed,
                 limit,
             });
         }
-        let tables = patterns
-            .iter()
+        let tables = (0..stages.len())
+            .flat_map(|_| &patterns)
             .map(|pattern| Table::zeroed(pattern.table_len()))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|source| Error::Memory { needed, source })?;
-        Ok(Self::from_parts(patterns, tables))
+        Ok(Self::from_parts(patterns, stages, tables))
     }
 
-    /// The network of these patterns and their tables, one each, of the
-    /// right lengths.
-    pub(crate) fn from_parts(patterns: Vec<Pattern>, tables: Vec<Table>) -> Self {
+    /// The network of these patterns and their tables: one of the right
+    /// length per pattern and stage, stage after stage.
+    pub(crate) fn from_parts(patterns: Vec<Pattern>, stages: Stages, tables: Vec<Table>) -> Self {
         assert!(
-            patterns.len() == tables.len()
+            patterns.len() * stages.len() == tables.len()
                 && patterns
                     .iter()
+                    .cycle()
                     .zip(&tables)
                     .all(|(p, t)| p.table_len() == t.len()),
-            "one table of the right length per pattern"
+            "one table of the right length per pattern and stage"
         );
         Self {
-            layout: Layout::new(&patterns, &tables),
+            layouts: tables
+                .chunks(patterns.len())
+                .map(|tables| Layout::new(&patterns, tables))
+                .collect(),
             patterns,
+            stages,
             tables,
         }
     }
 
-    /// The patterns and the tables, taken apart.
-    pub(crate) fn into_parts(self) -> (Vec<Pattern>, Vec<Table>) {
-        (self.patterns, self.tables)
+    /// The patterns, the stages and the tables, taken apart.
+    pub(crate) fn into_parts(self) -> (Vec<Pattern>, Stages, Vec<Table>) {
+        (self.patterns, self.stages, self.tables)
     }
 
-    /// The patterns, in order.
+    /// The patterns of a stage, in order (every stage has the same).
     pub fn patterns(&self) -> &[Pattern] {
         &self.patterns
     }
 
-    /// The weight tables, one per pattern, in order.
+    /// The stages: one unless the network is multistage.
+    pub fn stages(&self) -> &Stages {
+        &self.stages
+    }
+
+    /// Sets new stage thresholds, as many as the network has stages (the
+    /// thresholds are not in TDL2048+'s files).
+    ///
+    /// # Errors
+    /// [`Error::Stages`] for another number of stages.
+    pub fn set_stages(&mut self, stages: Stages) -> Result<(), Error> {
+        if stages.len() != self.stages.len() {
+            return Err(Error::Stages {
+                input: stages.to_string(),
+                problem: format!("the network has {} stages", self.stages.len()),
+            });
+        }
+        self.stages = stages;
+        Ok(())
+    }
+
+    /// The weight tables: one per pattern in order, stage after stage.
     pub fn tables(&self) -> &[Table] {
         &self.tables
     }
@@ -258,20 +319,21 @@ impl Network {
         &mut self.tables
     }
 
-    /// The number of features: 8 per isomorphic pattern, 1 per other. The
-    /// learning rate is divided by it by default.
+    /// The number of features of a stage (those an update touches): 8 per
+    /// isomorphic pattern, 1 per other. The learning rate is divided by it
+    /// by default.
     pub fn feature_count(&self) -> usize {
         self.patterns.iter().map(Pattern::features).sum()
     }
 
-    /// The memory of the weight tables in bytes.
+    /// The memory of the weight tables in bytes, all stages together.
     pub fn memory_bytes(&self) -> u64 {
-        table_bytes(&self.patterns)
+        table_bytes(&self.patterns) * self.stages.len() as u64
     }
 
-    /// One line describing the network: patterns, tables and memory.
+    /// One line describing the network: patterns, tables, stages and memory.
     pub fn describe(&self) -> String {
-        describe_patterns(&self.patterns)
+        describe(&self.patterns, &self.stages)
     }
 
     /// The value of `board`: the sum of the weights of all its features.
@@ -317,7 +379,11 @@ impl Network {
     /// many loads can be in flight at once.
     #[inline(always)]
     fn visit(&self, board: Board, mut weight: impl FnMut(&AtomicU32) -> f32) -> f32 {
-        let (cells, fast) = match &self.layout {
+        let layout = match &self.layouts[..] {
+            [only] => only,
+            layouts => &layouts[self.stages.of(board)],
+        };
+        let (cells, fast) = match layout {
             Layout::Walk { cells, fast } => (cells, fast),
             Layout::List(features) => {
                 return features.iter().fold(0.0f32, |total, feature| {
@@ -386,14 +452,18 @@ fn table_bytes(patterns: &[Pattern]) -> u64 {
     patterns.iter().map(|p| p.table_len() as u64 * 4).sum()
 }
 
-fn describe_patterns(patterns: &[Pattern]) -> String {
+fn describe(patterns: &[Pattern], stages: &Stages) -> String {
     let names: Vec<String> = patterns.iter().map(ToString::to_string).collect();
     let features: usize = patterns.iter().map(Pattern::features).sum();
+    let staged = match stages.len() {
+        1 => String::new(),
+        count => format!(" x {count} stages from tile sums {stages}"),
+    };
     format!(
-        "{} ({} tables, {features} features, {} of f32 weights)",
+        "{}{staged} ({} tables, {features} features, {} of f32 weights)",
         names.join(" "),
-        patterns.len(),
-        format_bytes(table_bytes(patterns))
+        patterns.len() * stages.len(),
+        format_bytes(table_bytes(patterns) * stages.len() as u64)
     )
 }
 

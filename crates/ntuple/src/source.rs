@@ -2,10 +2,12 @@
 //! ensembles, as TDL2048+ offers them.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use crate::{Error, Network, Pattern, Table};
+use crate::file::is_2048lab_file;
+use crate::tdl2048::read_tdl2048;
+use crate::{Error, Network, Pattern, Stages, Table};
 
 /// A weight file, optionally with the tables to take from it:
 /// `[0-3]|net.w` takes its first four tables, `[0,2]|net.w` the first and
@@ -73,32 +75,54 @@ impl fmt::Display for Source {
     }
 }
 
+/// A table on its way into a network: its stage, its pattern, its weights.
+struct Entry {
+    stage: usize,
+    pattern: Pattern,
+    table: Table,
+}
+
 impl Network {
     /// Reads a network from several weight files (either format): the
-    /// selected tables of each, in order, with tables of the same pattern
-    /// averaged across files (an ensemble, as TDL2048+ averages files with
-    /// the same tables). With `expected`, the result must be that network,
-    /// whose isomorphism it takes (see [`Network::load_tdl2048`]).
+    /// selected tables of each, in order, with tables of the same stage and
+    /// pattern averaged across files (an ensemble, as TDL2048+ averages
+    /// files with the same table names). With `expected`, the result must be
+    /// that network, whose isomorphism it takes (see
+    /// [`Network::load_tdl2048`]).
+    ///
+    /// `stages` sets the stage thresholds of a multistage network. It is
+    /// required for multistage `.w` files, which do not record them;
+    /// 2048lab's files do, and `stages` then overrides them.
     ///
     /// # Errors
     /// Those of [`Network::open`]; [`Error::Selection`] for a table position
     /// past a file's last table; [`Error::WrongNetwork`] when the result is
-    /// not `expected`.
+    /// not `expected`; [`Error::Stages`] when the thresholds are missing or
+    /// do not fit, or the tables do not make whole stages.
     pub fn open_sources(
         sources: &[Source],
         expected: Option<&[Pattern]>,
+        stages: Option<&Stages>,
         limit: u64,
     ) -> Result<Network, Error> {
-        let mut patterns: Vec<Pattern> = Vec::new();
-        let mut tables: Vec<Table> = Vec::new();
+        let mut entries: Vec<Entry> = Vec::new();
         let mut counts: Vec<u32> = Vec::new();
+        let mut recorded: Option<Stages> = None;
         for source in sources {
-            let loaded = Network::open(&source.path, None, limit)?.network;
-            let (file_patterns, file_tables) = loaded.into_parts();
+            let FileParts {
+                patterns: file_patterns,
+                stages: file_stages,
+                tables: file_tables,
+            } = read_parts(&source.path, limit)?;
+            if let Some(file_stages) = file_stages {
+                recorded.get_or_insert(file_stages);
+            }
+            let per_stage = file_patterns.len();
             let wanted: Vec<usize> = match &source.tables {
                 Some(wanted) => wanted.clone(),
-                None => (0..file_patterns.len()).collect(),
+                None => (0..file_tables.len()).collect(),
             };
+            let total = file_tables.len();
             let mut file_tables: Vec<Option<Table>> = file_tables.into_iter().map(Some).collect();
             for position in wanted {
                 let table = file_tables
@@ -106,91 +130,200 @@ impl Network {
                     .and_then(Option::take)
                     .ok_or_else(|| Error::Selection {
                         input: source.to_string(),
-                        problem: format!(
-                            "{} has {} tables",
-                            source.path.display(),
-                            file_patterns.len()
-                        ),
+                        problem: format!("{} has {total} tables", source.path.display()),
                     })?;
-                let pattern = file_patterns[position];
-                match patterns.iter().position(|p| same_table(p, &pattern)) {
+                let (stage, pattern) = (position / per_stage, file_patterns[position % per_stage]);
+                let same =
+                    |entry: &Entry| entry.stage == stage && same_table(&entry.pattern, &pattern);
+                match entries.iter().position(same) {
                     Some(index) => {
-                        for entry in 0..table.len() {
-                            tables[index].add(entry, table.get(entry));
+                        for weight in 0..table.len() {
+                            entries[index].table.add(weight, table.get(weight));
                         }
                         counts[index] += 1;
                     }
                     None => {
-                        patterns.push(pattern);
-                        tables.push(table);
+                        entries.push(Entry {
+                            stage,
+                            pattern,
+                            table,
+                        });
                         counts.push(1);
                     }
                 }
             }
         }
-        for (table, &count) in tables.iter().zip(&counts).filter(|(_, count)| **count > 1) {
-            for entry in 0..table.len() {
-                table.set(entry, table.get(entry) / count as f32);
+        for (entry, &count) in entries.iter().zip(&counts).filter(|(_, count)| **count > 1) {
+            for weight in 0..entry.table.len() {
+                entry
+                    .table
+                    .set(weight, entry.table.get(weight) / count as f32);
             }
         }
-        if let Some(expected) = expected {
-            let matches = expected.len() == patterns.len()
-                && expected
-                    .iter()
-                    .zip(&patterns)
-                    .all(|(e, p)| same_table(e, p));
-            if !matches {
-                return Err(Error::WrongNetwork {
-                    path: sources
-                        .first()
-                        .map_or_else(PathBuf::new, |s| s.path.clone()),
-                    found: patterns
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    expected: expected
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                });
-            }
-            patterns = expected.to_vec();
+        let path = sources
+            .first()
+            .map_or_else(PathBuf::new, |source| source.path.clone());
+        let network = assemble(entries, stages.or(recorded.as_ref()), &path)?;
+        if let Some(stages) = stages
+            && stages.len() != network.stages().len()
+        {
+            return Err(Error::Stages {
+                input: stages.to_string(),
+                problem: format!("{} holds {} stages", path.display(), network.stages().len()),
+            });
         }
-        Ok(Network::from_parts(patterns, tables))
+        match expected {
+            Some(expected) if !same_tables(expected, network.patterns()) => {
+                Err(Error::WrongNetwork {
+                    path,
+                    found: list(network.patterns()),
+                    expected: list(expected),
+                })
+            }
+            Some(expected) => {
+                let (_, stages, tables) = network.into_parts();
+                Ok(Network::from_parts(expected.to_vec(), stages, tables))
+            }
+            None => Ok(network),
+        }
     }
 
-    /// A copy of the network with only the tables at `positions`, in that
-    /// order: what `[0-3]|file.w` saves.
+    /// A copy of the network with only the tables at `positions` (in the
+    /// order of [`Network::tables`]): what `[0-3]|file.w` saves. The tables
+    /// must make whole stages, the first ones.
     ///
     /// # Errors
     /// [`Error::Selection`] for a position past the last table;
+    /// [`Error::Stages`] if they do not make whole stages;
     /// [`Error::Memory`] if the copy cannot be allocated.
     pub fn subset(&self, positions: &[usize]) -> Result<Network, Error> {
-        let mut patterns = Vec::new();
-        let mut tables = Vec::new();
+        let per_stage = self.patterns().len();
+        let mut entries = Vec::new();
         for &position in positions {
-            let (pattern, original) = self
-                .patterns()
+            let original = self
+                .tables()
                 .get(position)
-                .zip(self.tables().get(position))
                 .ok_or_else(|| Error::Selection {
                     input: format!("{positions:?}"),
-                    problem: format!("the network has {} tables", self.patterns().len()),
+                    problem: format!("the network has {} tables", self.tables().len()),
                 })?;
             let table = Table::zeroed(original.len()).map_err(|source| Error::Memory {
                 needed: original.len() as u64 * 4,
                 source,
             })?;
-            for entry in 0..original.len() {
-                table.set(entry, original.get(entry));
+            for weight in 0..original.len() {
+                table.set(weight, original.get(weight));
             }
-            patterns.push(*pattern);
-            tables.push(table);
+            entries.push(Entry {
+                stage: position / per_stage,
+                pattern: self.patterns()[position % per_stage],
+                table,
+            });
         }
-        Ok(Network::from_parts(patterns, tables))
+        assemble(entries, Some(self.stages()), Path::new("the network"))
     }
+}
+
+/// What a weight file holds, before it becomes part of a network.
+struct FileParts {
+    /// The patterns of one stage.
+    patterns: Vec<Pattern>,
+    /// The stage thresholds, if the format records them.
+    stages: Option<Stages>,
+    /// All tables, stage after stage.
+    tables: Vec<Table>,
+}
+
+fn read_parts(path: &Path, limit: u64) -> Result<FileParts, Error> {
+    let (patterns, stages, tables) = if is_2048lab_file(path)? {
+        let (patterns, stages, tables) = Network::load_with_limit(path, None, limit)?
+            .network
+            .into_parts();
+        (patterns, Some(stages), tables)
+    } else {
+        let (patterns, _, tables) = read_tdl2048(path, None, limit)?;
+        (patterns, None, tables)
+    };
+    Ok(FileParts {
+        patterns,
+        stages,
+        tables,
+    })
+}
+
+/// Builds a network from entries: stage by stage, each stage with the
+/// patterns of the first in the same order. The stages present must be the
+/// first ones; they keep the thresholds of `stages` (which may name more).
+fn assemble(entries: Vec<Entry>, stages: Option<&Stages>, path: &Path) -> Result<Network, Error> {
+    let bad = |problem: String| Error::Stages {
+        input: stages.map_or_else(String::new, ToString::to_string),
+        problem: format!("{}: {problem}", path.display()),
+    };
+    let count = entries
+        .iter()
+        .map(|entry| entry.stage + 1)
+        .max()
+        .unwrap_or(0);
+    let patterns: Vec<Pattern> = entries
+        .iter()
+        .filter(|entry| entry.stage == 0)
+        .map(|entry| entry.pattern)
+        .collect();
+    let mut tables = Vec::with_capacity(entries.len());
+    let mut entries: Vec<Option<Entry>> = entries.into_iter().map(Some).collect();
+    for stage in 0..count {
+        for pattern in &patterns {
+            let found = entries.iter_mut().find(|entry| {
+                entry
+                    .as_ref()
+                    .is_some_and(|e| e.stage == stage && e.pattern == *pattern)
+            });
+            let entry = found
+                .and_then(Option::take)
+                .ok_or_else(|| bad(format!("stage {stage} lacks table {pattern}")))?;
+            tables.push(entry.table);
+        }
+    }
+    if let Some(extra) = entries.into_iter().flatten().next() {
+        return Err(bad(format!(
+            "table {} of stage {} is not in stage 0",
+            extra.pattern, extra.stage
+        )));
+    }
+    if patterns.is_empty() {
+        return Err(Error::EmptyNetwork);
+    }
+    let stages = match stages {
+        Some(stages) if stages.len() >= count => {
+            Stages::new(stages.thresholds()[..count].to_vec()).expect("a prefix of valid stages")
+        }
+        Some(stages) => {
+            return Err(bad(format!(
+                "{count} stages of tables, but {} thresholds",
+                stages.len()
+            )));
+        }
+        None if count == 1 => Stages::single(),
+        None => {
+            return Err(bad(format!(
+                "{count} stages of tables, and .w files do not record where stages start: \
+                 give the thresholds (e.g. --stages 0,16384)"
+            )));
+        }
+    };
+    Ok(Network::from_parts(patterns, stages, tables))
+}
+
+fn same_tables(a: &[Pattern], b: &[Pattern]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_table(a, b))
+}
+
+fn list(patterns: &[Pattern]) -> String {
+    patterns
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether two patterns read the same table (isomorphism aside, which weight

@@ -6,8 +6,8 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use crate::file::{Loaded, MAGIC, Metadata, write_atomically};
-use crate::{Error, Network, Pattern, Table};
+use crate::file::{Loaded, Metadata, is_2048lab_file, write_atomically};
+use crate::{Error, Network, Pattern, Stages, Table};
 
 /// The record code of a weight table.
 const TABLE_RECORD: u8 = 4;
@@ -17,20 +17,13 @@ const MAX_TABLES: u32 = 4096;
 
 impl Network {
     /// Reads a weight file of either format: 2048lab's (it starts with
-    /// [`MAGIC`]) or TDL2048+'s `.w`. See [`Network::load_with_limit`] and
-    /// [`Network::load_tdl2048`].
+    /// [`MAGIC`](crate::MAGIC)) or TDL2048+'s `.w`. See
+    /// [`Network::load_with_limit`] and [`Network::load_tdl2048`].
     ///
     /// # Errors
     /// As those functions.
     pub fn open(path: &Path, expected: Option<&[Pattern]>, limit: u64) -> Result<Loaded, Error> {
-        let mut start = [0u8; 8];
-        let read = File::open(path)
-            .and_then(|mut file| file.read(&mut start))
-            .map_err(|source| Error::Io {
-                path: path.to_owned(),
-                source,
-            })?;
-        if read == 8 && start == MAGIC {
+        if is_2048lab_file(path)? {
             Self::load_with_limit(path, expected, limit)
         } else {
             Self::load_tdl2048(path, expected, limit)
@@ -47,139 +40,67 @@ impl Network {
     /// floats are read, as `f32`; extra fields such as TC's accumulators are
     /// skipped, as TDL2048+ does outside its TC mode.
     ///
+    /// A multistage file (stage digits in its table names) needs the stage
+    /// thresholds, which `.w` files do not record: read it with
+    /// [`Network::open_sources`].
+    ///
     /// # Errors
     /// [`Error::File`] naming the file and the table for anything that is not
     /// a complete `.w` file of supported tables; [`Error::WrongNetwork`];
-    /// [`Error::TooLarge`] before allocating a table past `limit`.
+    /// [`Error::TooLarge`] before allocating a table past `limit`;
+    /// [`Error::Stages`] for a multistage file.
     pub fn load_tdl2048(
         path: &Path,
         expected: Option<&[Pattern]>,
         limit: u64,
     ) -> Result<Loaded, Error> {
-        let bad = |problem: String| Error::File {
-            path: path.to_owned(),
-            problem,
-        };
-        let file = File::open(path).map_err(|source| Error::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        let mut input = BufReader::with_capacity(1 << 16, file);
-        let truncated = |what: &str| bad(format!("truncated: the file ends inside {what}"));
-        let mut first = read_array::<1>(&mut input).map_err(|_| truncated("its first byte"))?[0];
-        if first == b'w' {
-            first = read_array::<1>(&mut input).map_err(|_| truncated("its first bytes"))?[0];
-        }
-        if first != 0 {
-            return Err(bad(format!(
-                "neither a 2048lab nor a TDL2048+ weight file (it starts with byte {first:#04x})"
-            )));
-        }
-        let count =
-            u32::from_le_bytes(read_array(&mut input).map_err(|_| truncated("the table count"))?);
-        if count == 0 || count > MAX_TABLES {
-            return Err(bad(format!("corrupt: {count} tables")));
-        }
-        let mut patterns = Vec::new();
-        let mut tables = Vec::new();
-        let mut names = Vec::new();
-        let mut allocated = 0u64;
-        for number in 1..=count {
-            let header =
-                read_array::<19>(&mut input).map_err(|_| truncated(&format!("table {number}")))?;
-            if header[0] != TABLE_RECORD {
-                return Err(bad(format!(
-                    "table {number}: unknown record code {}",
-                    header[0]
-                )));
-            }
-            let name = table_name(header[1..9].try_into().unwrap())
-                .map_err(|problem| bad(format!("table {number}: {problem}")))?;
-            let element = u16::from_le_bytes([header[9], header[10]]);
-            let entries = u64::from_le_bytes(header[11..19].try_into().unwrap());
-            let pattern = match expected {
-                Some(expected) => expected.get(names.len()).copied(),
-                // As TDL2048+ rebuilds a network from table names.
-                None => name.parse::<Pattern>().ok(),
-            };
-            let pattern = match pattern {
-                Some(pattern)
-                    if pattern.table_len() as u64 == entries && name_of(&pattern) == name =>
-                {
-                    pattern
-                }
-                _ if expected.is_some() => {
-                    return Err(wrong_network(path, &names, &name, expected.unwrap()));
-                }
-                _ => {
-                    return Err(bad(format!(
-                        "table {name:?} ({entries} entries) is not an n-tuple or merge table 2048lab reads"
-                    )));
-                }
-            };
-            allocated += entries * 4;
-            if allocated > limit {
-                return Err(Error::TooLarge {
-                    network: format!("{} and more", names.join(" ")),
-                    needed: allocated,
-                    limit,
-                });
-            }
-            let mut table = Table::zeroed(entries as usize).map_err(|source| Error::Memory {
-                needed: entries * 4,
-                source,
-            })?;
-            read_values(&mut input, &mut table, element)
-                .map_err(|problem| bad(format!("table {name}: {problem}")))?;
-            skip_extra_fields(&mut input)
-                .map_err(|problem| bad(format!("table {name}: {problem}")))?;
-            names.push(name);
-            patterns.push(pattern);
-            tables.push(table);
-        }
-        if let Some(expected) = expected
-            && expected.len() != patterns.len()
-        {
-            return Err(Error::WrongNetwork {
-                path: path.to_owned(),
-                found: names.join(" "),
-                expected: describe(expected),
+        let (patterns, stages, tables) = read_tdl2048(path, expected, limit)?;
+        if stages > 1 {
+            return Err(Error::Stages {
+                input: String::new(),
+                problem: format!(
+                    "{} holds {stages} stages, and .w files do not record where stages start: \
+                     give the thresholds (e.g. --stages 0,16384)",
+                    path.display()
+                ),
             });
         }
-        let mut rest = Vec::new();
-        input
-            .take(1 << 20)
-            .read_to_end(&mut rest)
-            .map_err(|source| Error::Io {
-                path: path.to_owned(),
-                source,
-            })?;
-        if !rest.is_empty() {
-            return Err(bad(format!(
-                "{} bytes or more after the last table",
-                rest.len()
-            )));
-        }
         Ok(Loaded {
-            network: Network::from_parts(patterns, tables),
+            network: Network::from_parts(patterns, Stages::single(), tables),
             metadata: Metadata::new(),
         })
     }
 
     /// Writes the network as a TDL2048+ `.w` file that TDL2048+ loads with
     /// the same `-n`: `f32` tables, no extra fields, no leading type byte.
-    /// Isomorphism is not recorded in the format (as in TDL2048+).
+    /// Isomorphism is not recorded in the format (as in TDL2048+), nor are
+    /// the thresholds of a multistage network, whose stage is the top digit
+    /// of each table's name.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file.
+    /// [`Error::Io`] naming the file; [`Error::Stages`] for a multistage
+    /// network with a table whose name has no room for the stage (8 cells,
+    /// or `merge`).
     pub fn save_tdl2048(&self, path: &Path) -> Result<(), Error> {
+        let per_stage = self.patterns().len();
+        let names = (0..self.tables().len())
+            .map(|position| {
+                let pattern = &self.patterns()[position % per_stage];
+                name_bytes(pattern, position / per_stage).ok_or_else(|| Error::Stages {
+                    input: self.stages().to_string(),
+                    problem: format!(
+                        "TDL2048+'s name of table {pattern} has no room for a stage digit"
+                    ),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         write_atomically(path, |file| {
             let mut out = BufWriter::with_capacity(1 << 20, file);
             out.write_all(&[0])?;
-            out.write_all(&(self.patterns().len() as u32).to_le_bytes())?;
-            for (pattern, table) in self.patterns().iter().zip(self.tables()) {
+            out.write_all(&(self.tables().len() as u32).to_le_bytes())?;
+            for (name, table) in names.iter().zip(self.tables()) {
                 out.write_all(&[TABLE_RECORD])?;
-                out.write_all(&name_bytes(pattern))?;
+                out.write_all(name)?;
                 out.write_all(&4u16.to_le_bytes())?;
                 out.write_all(&(table.len() as u64).to_le_bytes())?;
                 table.write_to(&mut out)?;
@@ -190,6 +111,145 @@ impl Network {
     }
 }
 
+/// Reads a TDL2048+ `.w` file as [`Network::load_tdl2048`] describes: its
+/// patterns (of one stage), its number of stages, and its tables, stage
+/// after stage.
+pub(crate) fn read_tdl2048(
+    path: &Path,
+    expected: Option<&[Pattern]>,
+    limit: u64,
+) -> Result<(Vec<Pattern>, usize, Vec<Table>), Error> {
+    let bad = |problem: String| Error::File {
+        path: path.to_owned(),
+        problem,
+    };
+    let file = File::open(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut input = BufReader::with_capacity(1 << 16, file);
+    let truncated = |what: &str| bad(format!("truncated: the file ends inside {what}"));
+    let mut first = read_array::<1>(&mut input).map_err(|_| truncated("its first byte"))?[0];
+    if first == b'w' {
+        first = read_array::<1>(&mut input).map_err(|_| truncated("its first bytes"))?[0];
+    }
+    if first != 0 {
+        return Err(bad(format!(
+            "neither a 2048lab nor a TDL2048+ weight file (it starts with byte {first:#04x})"
+        )));
+    }
+    let count =
+        u32::from_le_bytes(read_array(&mut input).map_err(|_| truncated("the table count"))?);
+    if count == 0 || count > MAX_TABLES {
+        return Err(bad(format!("corrupt: {count} tables")));
+    }
+    let mut patterns = Vec::new();
+    let mut tables = Vec::new();
+    let mut names = Vec::new();
+    let mut stages: Vec<usize> = Vec::new();
+    let mut allocated = 0u64;
+    for number in 1..=count {
+        let header =
+            read_array::<19>(&mut input).map_err(|_| truncated(&format!("table {number}")))?;
+        if header[0] != TABLE_RECORD {
+            return Err(bad(format!(
+                "table {number}: unknown record code {}",
+                header[0]
+            )));
+        }
+        let (stage, name) = table_name(header[1..9].try_into().unwrap())
+            .map_err(|problem| bad(format!("table {number}: {problem}")))?;
+        let element = u16::from_le_bytes([header[9], header[10]]);
+        let entries = u64::from_le_bytes(header[11..19].try_into().unwrap());
+        // Stage after stage, each with the tables of the first.
+        let per_stage = stages.iter().take_while(|&&s| s == 0).count();
+        let position = names.len();
+        let pattern = match expected {
+            Some(expected) => expected.get(position % expected.len()).copied(),
+            None if stage > 0 && per_stage > 0 => Some(patterns[position % per_stage]),
+            // As TDL2048+ rebuilds a network from table names.
+            None => name.parse::<Pattern>().ok(),
+        };
+        let in_order = match expected.map(<[Pattern]>::len) {
+            Some(per_stage) => stage == position / per_stage,
+            None if stage == 0 => per_stage == position,
+            None => per_stage > 0 && stage == position / per_stage,
+        };
+        if !in_order {
+            return Err(bad(format!(
+                "table {number} ({name} of stage {stage}) is out of order: \
+                 2048lab reads stages one after another, each with the tables of the first"
+            )));
+        }
+        let pattern = match pattern {
+            Some(pattern) if pattern.table_len() as u64 == entries && name_of(&pattern) == name => {
+                pattern
+            }
+            _ if expected.is_some() => {
+                return Err(wrong_network(path, &names, &name, expected.unwrap()));
+            }
+            _ => {
+                return Err(bad(format!(
+                    "table {name:?} ({entries} entries) is not an n-tuple or merge table 2048lab reads"
+                )));
+            }
+        };
+        allocated += entries * 4;
+        if allocated > limit {
+            return Err(Error::TooLarge {
+                network: format!("{} and more", names.join(" ")),
+                needed: allocated,
+                limit,
+            });
+        }
+        let mut table = Table::zeroed(entries as usize).map_err(|source| Error::Memory {
+            needed: entries * 4,
+            source,
+        })?;
+        read_values(&mut input, &mut table, element)
+            .map_err(|problem| bad(format!("table {name}: {problem}")))?;
+        skip_extra_fields(&mut input).map_err(|problem| bad(format!("table {name}: {problem}")))?;
+        names.push(name);
+        stages.push(stage);
+        if stage == 0 {
+            patterns.push(pattern);
+        }
+        tables.push(table);
+    }
+    if let Some(expected) = expected
+        && (expected.len() != patterns.len() || tables.len() % expected.len() != 0)
+    {
+        return Err(Error::WrongNetwork {
+            path: path.to_owned(),
+            found: names.join(" "),
+            expected: describe(expected),
+        });
+    }
+    if tables.len() % patterns.len() != 0 {
+        return Err(bad(format!(
+            "its last stage has {} of the {} tables of a stage",
+            tables.len() % patterns.len(),
+            patterns.len()
+        )));
+    }
+    let mut rest = Vec::new();
+    input
+        .take(1 << 20)
+        .read_to_end(&mut rest)
+        .map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+    if !rest.is_empty() {
+        return Err(bad(format!(
+            "{} bytes or more after the last table",
+            rest.len()
+        )));
+    }
+    let count = tables.len() / patterns.len();
+    Ok((patterns, count, tables))
+}
+
 fn read_array<const N: usize>(input: &mut impl Read) -> io::Result<[u8; N]> {
     let mut bytes = [0; N];
     input.read_exact(&mut bytes)?;
@@ -198,21 +258,31 @@ fn read_array<const N: usize>(input: &mut impl Read) -> io::Result<[u8; N]> {
 
 /// The name of a table: a pure hex name is a `u32`, its digit count and two
 /// zero bytes; any other is its first 8 characters padded with spaces.
-fn table_name(bytes: [u8; 8]) -> Result<String, String> {
+/// Multistage networks: the stage, in a hex name's top digit.
+const STAGE_SHIFT: u32 = 28;
+
+/// The stage and name of a table: a pure hex name is a `u32` (the stage in
+/// its top digit, when the name is shorter), its digit count and two zero
+/// bytes; any other is its first 8 characters padded with spaces.
+fn table_name(bytes: [u8; 8]) -> Result<(usize, String), String> {
     if bytes[6..8] != [0, 0] {
-        return Ok(String::from_utf8_lossy(&bytes).trim_end().to_owned());
+        return Ok((0, String::from_utf8_lossy(&bytes).trim_end().to_owned()));
     }
     let value = u32::from_le_bytes(bytes[..4].try_into().unwrap());
     let digits = usize::from(u16::from_le_bytes([bytes[4], bytes[5]]));
     if !(1..=8).contains(&digits) {
         return Err(format!("corrupt name (a hex name of {digits} digits)"));
     }
-    if digits < 8 && value >> (4 * digits) != 0 {
+    let (stage, value) = match digits {
+        8 => (0, value),
+        _ => (value >> STAGE_SHIFT, value & ((1 << STAGE_SHIFT) - 1)),
+    };
+    if digits < 7 && value >> (4 * digits) != 0 {
         return Err(format!(
-            "table {value:x} is a stage of a multistage network, which 2048lab does not read yet"
+            "corrupt name ({value:x} has more than {digits} digits)"
         ));
     }
-    Ok(format!("{value:0digits$x}"))
+    Ok((stage as usize, format!("{value:0digits$x}")))
 }
 
 /// How TDL2048+ names a pattern's table.
@@ -220,18 +290,24 @@ fn name_of(pattern: &Pattern) -> String {
     pattern.to_string().trim_end_matches('!').to_owned()
 }
 
-fn name_bytes(pattern: &Pattern) -> [u8; 8] {
+/// The name of a pattern's table of `stage`: `None` when the name has no
+/// room for the stage (a text name, or 8 hex digits).
+fn name_bytes(pattern: &Pattern, stage: usize) -> Option<[u8; 8]> {
     let name = name_of(pattern);
     let mut bytes = [b' '; 8];
     if pattern.is_merge() {
         bytes[..name.len()].copy_from_slice(name.as_bytes());
-        return bytes;
+        return (stage == 0).then_some(bytes);
     }
-    let value = u32::from_str_radix(&name, 16).expect("a pattern's name is hex");
+    if stage > 0 && name.len() == 8 {
+        return None;
+    }
+    let value = u32::from_str_radix(&name, 16).expect("a pattern's name is hex")
+        | (stage as u32) << STAGE_SHIFT;
     bytes[..4].copy_from_slice(&value.to_le_bytes());
     bytes[4..6].copy_from_slice(&(name.len() as u16).to_le_bytes());
     bytes[6..8].copy_from_slice(&[0, 0]);
-    bytes
+    Some(bytes)
 }
 
 fn describe(patterns: &[Pattern]) -> String {
@@ -300,5 +376,23 @@ fn skip_extra_fields(input: &mut impl Read) -> Result<(), String> {
         if skipped != bytes {
             return Err("truncated: the file ends in its extra fields".to_owned());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_carry_the_stage_where_there_is_room() {
+        let pattern = |text: &str| text.parse::<Pattern>().unwrap();
+        let named = name_bytes(&pattern("012345"), 3).unwrap();
+        assert_eq!(table_name(named).unwrap(), (3, "012345".to_owned()));
+        assert_eq!(
+            u32::from_le_bytes(named[..4].try_into().unwrap()),
+            0x3001_2345
+        );
+        assert!(name_bytes(&pattern("01234567"), 0).is_some());
+        assert!(name_bytes(&pattern("01234567"), 1).is_none());
     }
 }

@@ -217,10 +217,10 @@ fn damaged_files_are_clear_errors() {
     );
 
     let mut future = bytes.clone();
-    future[8..12].copy_from_slice(&2u32.to_le_bytes());
+    future[8..12].copy_from_slice(&3u32.to_le_bytes());
     assert!(
         load_error(&path, &future)
-            .contains("format version 2, but this build reads versions 1 to 1")
+            .contains("format version 3, but this build reads versions 1 to 2")
     );
 
     let mut foreign = bytes.clone();
@@ -506,8 +506,13 @@ fn selections_take_tables_and_ensembles_average_them() {
     let (td_network, tc_network) = (whole(&td), whole(&tc));
 
     // [1]|file takes the second table only.
-    let second =
-        Network::open_sources(&[source(format!("[1]|{}", td.display()))], None, u64::MAX).unwrap();
+    let second = Network::open_sources(
+        &[source(format!("[1]|{}", td.display()))],
+        None,
+        None,
+        u64::MAX,
+    )
+    .unwrap();
     assert_eq!(
         second.describe(),
         "4567 (1 tables, 8 features, 256 KiB of f32 weights)"
@@ -524,7 +529,7 @@ fn selections_take_tables_and_ensembles_average_them() {
         source(td.display().to_string()),
         source(tc.display().to_string()),
     ];
-    let ensemble = Network::open_sources(&sources, None, u64::MAX).unwrap();
+    let ensemble = Network::open_sources(&sources, None, None, u64::MAX).unwrap();
     for (table, (a, b)) in ensemble
         .tables()
         .iter()
@@ -541,14 +546,14 @@ fn selections_take_tables_and_ensembles_average_them() {
         source(format!("[1]|{}", tc.display())),
     ];
     let patterns = parse_patterns(["2x4patt"]).unwrap();
-    let combined = Network::open_sources(&mixed, Some(&patterns), u64::MAX).unwrap();
+    let combined = Network::open_sources(&mixed, Some(&patterns), None, u64::MAX).unwrap();
     assert_eq!(
         combined.tables()[1].get(4660),
         tc_network.tables()[1].get(4660)
     );
     let wrong = parse_patterns(["0123"]).unwrap();
     assert!(matches!(
-        Network::open_sources(&mixed, Some(&wrong), u64::MAX),
+        Network::open_sources(&mixed, Some(&wrong), None, u64::MAX),
         Err(Error::WrongNetwork { .. })
     ));
 
@@ -569,8 +574,12 @@ fn selections_take_tables_and_ensembles_average_them() {
     assert!(message("[0-x]|a.w").contains("table positions are numbers"));
     assert!(message("[3-1]|a.w").contains("must not run backwards"));
     assert!(message("[0]a.w").contains("write [TABLES]|FILE"));
-    let out_of_range =
-        Network::open_sources(&[source(format!("[5]|{}", td.display()))], None, u64::MAX);
+    let out_of_range = Network::open_sources(
+        &[source(format!("[5]|{}", td.display()))],
+        None,
+        None,
+        u64::MAX,
+    );
     assert!(
         out_of_range
             .unwrap_err()
