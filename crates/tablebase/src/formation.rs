@@ -1,0 +1,640 @@
+//! Formations: where the large tiles sit, where the target counts, which
+//! symmetries apply and where the tables start.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::slide::{LARGE, Large};
+use crate::{Canon, Error, hex};
+
+/// A formation: the shape an endgame keeps while it is played out.
+///
+/// Boards hold small tiles and 0xF nibbles, the large tiles ([`Large`]). A
+/// board *fits* the formation when every cell of at least one of its masks
+/// holds 0xF (any board fits a formation without masks). Boards are in
+/// 2048lab's order here; the built-in definitions and formation files are
+/// written in the reference's order ([`hex`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Formation {
+    name: String,
+    masks: Vec<u64>,
+    target_cells: u64,
+    canon: Canon,
+    large: Large,
+    seeds: Vec<u64>,
+    extra_steps: i32,
+    free: bool,
+}
+
+/// A formation as written in a JSON file, boards in the reference's order:
+///
+/// ```json
+/// { "name": "L3", "masks": ["0xfff0fff"], "target_cells": "0xffffffffffffffff",
+///   "canon": "identity", "large": "sliding",
+///   "seeds": ["0x100000001fff2fff", "0x000000012fff1fff"], "extra_steps": 48 }
+/// ```
+///
+/// `large` (`sliding` placeholders or `wall`s) defaults to `sliding`; `free`
+/// (default `false`) makes layer 0 every arrangement of the first seed's
+/// tiles, as the reference's `freeN` formations.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FormationSpec {
+    /// The formation's name.
+    pub name: String,
+    /// Masks of cells that must hold large tiles (0xF per cell).
+    #[serde(default)]
+    pub masks: Vec<String>,
+    /// The cells where the target counts (0xF per cell).
+    pub target_cells: String,
+    /// The symmetries.
+    pub canon: Canon,
+    /// What 0xF is.
+    #[serde(default = "sliding")]
+    pub large: Large,
+    /// The boards of layer 0, all of one tile sum.
+    pub seeds: Vec<String>,
+    /// Layers beyond the first that can show the target.
+    pub extra_steps: i32,
+    /// Whether layer 0 is every arrangement of the first seed's tiles.
+    #[serde(default)]
+    pub free: bool,
+}
+
+fn sliding() -> Large {
+    Large::Sliding
+}
+
+/// A built-in formation, boards in the reference's order (copied from its
+/// `patterns_config.json`, listed in ../shared/docs/formations-reference.txt).
+struct Builtin {
+    name: &'static str,
+    masks: &'static [u64],
+    target_cells: u64,
+    canon: Canon,
+    seeds: &'static [u64],
+    extra_steps: i32,
+    large: Large,
+    free: bool,
+}
+
+const ANY: u64 = u64::MAX;
+
+const fn fixed(
+    name: &'static str,
+    masks: &'static [u64],
+    target_cells: u64,
+    canon: Canon,
+    seeds: &'static [u64],
+) -> Builtin {
+    Builtin {
+        name,
+        masks,
+        target_cells,
+        canon,
+        seeds,
+        extra_steps: 48,
+        large: Large::Sliding,
+        free: false,
+    }
+}
+
+const fn free(name: &'static str, seed: &'static [u64]) -> Builtin {
+    Builtin {
+        name,
+        masks: &[],
+        target_cells: ANY,
+        canon: Canon::Full,
+        seeds: seed,
+        extra_steps: 36,
+        large: Large::Sliding,
+        free: true,
+    }
+}
+
+const fn variant(
+    name: &'static str,
+    target_cells: u64,
+    canon: Canon,
+    seed: &'static [u64],
+    extra_steps: i32,
+) -> Builtin {
+    Builtin {
+        name,
+        masks: &[],
+        target_cells,
+        canon,
+        seeds: seed,
+        extra_steps,
+        large: Large::Wall,
+        free: false,
+    }
+}
+
+const L3_SEEDS: &[u64] = &[0x1000_0000_1fff_2fff, 0x0000_0001_2fff_1fff];
+const L2_SEEDS: &[u64] = &[0x1000_0000_21ff_ffff, 0x0000_0001_12ff_ffff];
+
+const BUILTINS: &[Builtin] = &[
+    fixed("L3", &[0xfff0fff], ANY, Canon::Identity, L3_SEEDS),
+    fixed(
+        "L3f",
+        &[
+            0xfff0fff,
+            0xf0fff0ff0,
+            0xf000f0ff00ff0,
+            0xf00fff0ff0,
+            0xf000fff0ff0,
+            0xff0ff00ff0,
+            0xff00ff00ff0,
+            0xf000fff00ff,
+            0xf00fff00ff,
+            0xff0fff0f00,
+            0xf00f00ff00ff0,
+            0xfff0fff0000,
+            0xff00fff0f00,
+            0xf00fff0f0f,
+        ],
+        ANY,
+        Canon::Identity,
+        L3_SEEDS,
+    ),
+    fixed("442", &[0xffffff], 0xf000000, Canon::Identity, L2_SEEDS),
+    fixed(
+        "442t",
+        &[
+            0xffffff,
+            0xf0ff0fff,
+            0xffff0ff,
+            0xffff00ff,
+            0xf00fffff0,
+            0xff0ff0ff0,
+            0xf00000ff0fff,
+            0xf0000fff00ff,
+            0xf00f00ff0ff0,
+            0xf00f0fff00f0,
+        ],
+        0xff0ff000000,
+        Canon::Identity,
+        L2_SEEDS,
+    ),
+    fixed(
+        "t",
+        &[0xf0fff0ff, 0xf000f0ff00ff, 0xf000f00000ff00ff],
+        0xff0f000f00,
+        Canon::Identity,
+        &[0x1000_0000_f1ff_f2ff, 0x0000_0001_f2ff_f1ff],
+    ),
+    fixed(
+        "LL",
+        &[0xff00ff],
+        0xff0f000f00,
+        Canon::Diagonal,
+        &[0x1000_0000_21ff_12ff, 0x0000_0001_12ff_21ff],
+    ),
+    fixed(
+        "4431",
+        &[0xf0fff],
+        0xf00000,
+        Canon::Identity,
+        &[0x1000_0000_121f_2fff, 0x0000_0001_121f_2fff],
+    ),
+    Builtin {
+        extra_steps: 60,
+        ..fixed(
+            "444",
+            &[0xffff],
+            0xff00000,
+            Canon::Horizontal,
+            &[0x1000_0000_0000_ffff, 0x0000_0001_0000_ffff],
+        )
+    },
+    fixed(
+        "4432f",
+        &[0xf00ff],
+        0xf00000,
+        Canon::Diagonal,
+        &[
+            0x0000_1000_121f_2fff,
+            0x0001_0000_121f_f2ff,
+            0x0001_0000_12ff_21ff,
+        ],
+    ),
+    fixed(
+        "4442ff",
+        &[0xff],
+        0xff0fff0f00,
+        Canon::Identity,
+        &[
+            0x0000_1000_12ff_21ff,
+            0x0001_0000_1212_ffff,
+            0x00ff_0012_1021_00ff,
+        ],
+    ),
+    fixed(
+        "4421",
+        &[0xff0fff],
+        0xf000000,
+        Canon::Identity,
+        &[0x1000_0000_12ff_2fff, 0x1000_0001_21ff_1fff],
+    ),
+    fixed(
+        "4441",
+        &[0xfff],
+        0xfff000,
+        Canon::Identity,
+        &[0x0000_1000_0000_1fff, 0x0001_0000_0000_1fff],
+    ),
+    fixed(
+        "4432",
+        &[0xf00ff],
+        0xf00000,
+        Canon::Diagonal,
+        &[0x0000_1000_121f_21ff, 0x0001_0000_121f_21ff],
+    ),
+    fixed(
+        "4442",
+        &[0xff],
+        0xff0f00,
+        Canon::Identity,
+        &[0x0000_1000_0000_12ff, 0x0001_0000_0000_21ff],
+    ),
+    fixed(
+        "4442f",
+        &[0xff],
+        0xffff00,
+        Canon::Identity,
+        &[0x0000_1000_121f_21ff, 0x0001_0000_1211_2fff],
+    ),
+    fixed(
+        "44",
+        &[0xffffffff],
+        0xffff00000000,
+        Canon::Identity,
+        &[0x0000_1000_ffff_ffff],
+    ),
+    Builtin {
+        extra_steps: 12,
+        ..fixed(
+            "L1",
+            &[0xff0fff0fff],
+            0xf0000000000,
+            Canon::Diagonal,
+            &[0x0112_02ff_2fff_1fff],
+        )
+    },
+    free("free8", &[0x0111_1111_ffff_ffff]),
+    free("free9", &[0x0111_1111_1fff_ffff]),
+    free("free10", &[0x0111_1111_11ff_ffff]),
+    free("free11", &[0x0111_1111_111f_ffff]),
+    free("free12", &[0x0111_1111_1111_ffff]),
+    variant(
+        "2x4",
+        0xffff_ffff_0000,
+        Canon::Min24,
+        &[0xffff_0000_0000_ffff],
+        48,
+    ),
+    variant(
+        "3x3",
+        0xfff0_fff0_fff0_0000,
+        Canon::Min33,
+        &[0x000f_000f_000f_ffff],
+        60,
+    ),
+    variant(
+        "3x4",
+        0xffff_ffff_ffff_0000,
+        Canon::Min34,
+        &[0x0000_0000_0000_ffff],
+        60,
+    ),
+];
+
+impl Formation {
+    /// The names of the built-in formations.
+    pub fn builtin_names() -> impl Iterator<Item = &'static str> {
+        BUILTINS.iter().map(|builtin| builtin.name)
+    }
+
+    /// A built-in formation by name (`L3`, `442`, `free8`, `3x3`, ...).
+    ///
+    /// # Errors
+    /// [`Error::Formation`] for an unknown name, listing the known ones.
+    pub fn builtin(name: &str) -> Result<Self, Error> {
+        let builtin = BUILTINS
+            .iter()
+            .find(|builtin| builtin.name == name)
+            .ok_or_else(|| Error::Formation {
+                name: name.to_owned(),
+                problem: format!(
+                    "unknown formation; built in: {}",
+                    Self::builtin_names().collect::<Vec<_>>().join(", ")
+                ),
+            })?;
+        Self::new(FormationSpec {
+            name: builtin.name.to_owned(),
+            masks: builtin.masks.iter().map(|&m| format!("{m:#x}")).collect(),
+            target_cells: format!("{:#x}", builtin.target_cells),
+            canon: builtin.canon,
+            large: builtin.large,
+            seeds: builtin.seeds.iter().map(|&s| format!("{s:#x}")).collect(),
+            extra_steps: builtin.extra_steps,
+            free: builtin.free,
+        })
+    }
+
+    /// A built-in name, or else a JSON formation file ([`FormationSpec`]).
+    ///
+    /// # Errors
+    /// [`Error::Formation`] for an unknown name, an unreadable file or an
+    /// invalid definition.
+    pub fn find(name_or_path: &str) -> Result<Self, Error> {
+        if BUILTINS.iter().any(|builtin| builtin.name == name_or_path) {
+            return Self::builtin(name_or_path);
+        }
+        let path = Path::new(name_or_path);
+        if !path.exists() {
+            return Self::builtin(name_or_path);
+        }
+        let bad = |problem: String| Error::Formation {
+            name: path.display().to_string(),
+            problem,
+        };
+        let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
+        let spec: FormationSpec =
+            serde_json::from_str(&text).map_err(|error| bad(error.to_string()))?;
+        Self::new(spec).map_err(|error| match error {
+            Error::Formation { name, problem } => bad(format!("{name}: {problem}")),
+            other => other,
+        })
+    }
+
+    /// A formation from its definition, checked.
+    ///
+    /// # Errors
+    /// [`Error::Formation`] for masks or target cells that are not whole
+    /// 0xF nibbles, no seeds, seeds that do not fit the formation, seeds of
+    /// different tile sums, or a seed holding a tile in a wall's place.
+    pub fn new(spec: FormationSpec) -> Result<Self, Error> {
+        let bad = |problem: String| Error::Formation {
+            name: spec.name.clone(),
+            problem,
+        };
+        let parse = |what: &str, text: &str| {
+            hex::parse(text).map_err(|error| bad(format!("{what}: {error}")))
+        };
+        let whole_nibbles = |what: &str, cells: u64| {
+            let ok = (0..16).all(|cell| matches!((cells >> (4 * cell)) & 0xF, 0 | 0xF));
+            if ok && cells != 0 {
+                Ok(cells)
+            } else {
+                Err(bad(format!(
+                    "{what} {} must mark cells with whole F digits",
+                    hex::format(cells)
+                )))
+            }
+        };
+        let masks = spec
+            .masks
+            .iter()
+            .map(|text| whole_nibbles("mask", parse("mask", text)?))
+            .collect::<Result<Vec<_>, _>>()?;
+        let target_cells =
+            whole_nibbles("target cells", parse("target cells", &spec.target_cells)?)?;
+        if spec.seeds.is_empty() {
+            return Err(bad("no seeds".to_owned()));
+        }
+        let seeds = spec
+            .seeds
+            .iter()
+            .map(|text| parse("seed", text))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut formation = Self {
+            name: spec.name.clone(),
+            masks,
+            target_cells,
+            canon: spec.canon,
+            large: spec.large,
+            seeds: Vec::new(),
+            extra_steps: spec.extra_steps,
+            free: spec.free,
+        };
+        let sum = tile_sum(seeds[0]);
+        for &seed in &seeds {
+            if !formation.fits(seed) {
+                return Err(bad(format!(
+                    "seed {} does not fit the masks",
+                    hex::format(seed)
+                )));
+            }
+            if tile_sum(seed) != sum {
+                return Err(bad(format!(
+                    "seed {} has tile sum {}, the first seed {sum}",
+                    hex::format(seed),
+                    tile_sum(seed)
+                )));
+            }
+            formation.seeds.push(formation.canon.canonical(seed));
+        }
+        Ok(formation)
+    }
+
+    /// The formation's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The symmetries it admits.
+    pub fn canon(&self) -> Canon {
+        self.canon
+    }
+
+    /// What its 0xF nibbles are.
+    pub fn large(&self) -> Large {
+        self.large
+    }
+
+    /// The canonical seeds, in 2048lab's order.
+    pub fn seeds(&self) -> &[u64] {
+        &self.seeds
+    }
+
+    /// The masks, in 2048lab's order.
+    pub fn masks(&self) -> &[u64] {
+        &self.masks
+    }
+
+    /// The cells where the target counts, 0xF each.
+    pub fn target_cells(&self) -> u64 {
+        self.target_cells
+    }
+
+    /// Layers after the target's first possible one.
+    pub fn extra_steps(&self) -> i32 {
+        self.extra_steps
+    }
+
+    /// The same formation with another number of extra steps: a nearer or
+    /// farther horizon.
+    #[must_use]
+    pub fn with_extra_steps(mut self, extra_steps: i32) -> Self {
+        self.extra_steps = extra_steps;
+        self
+    }
+
+    /// Whether layer 0 is every arrangement of the seed's tiles.
+    pub fn is_free(&self) -> bool {
+        self.free
+    }
+
+    /// The tile sum of the seeds, large tiles counted as 32768.
+    pub fn seed_sum(&self) -> u32 {
+        tile_sum(self.seeds[0])
+    }
+
+    /// Whether `board` keeps the formation: every cell of some mask holds a
+    /// large tile.
+    #[inline]
+    pub fn fits(&self, board: u64) -> bool {
+        self.masks.is_empty() || self.masks.iter().any(|&mask| mask & !board == 0)
+    }
+
+    /// Whether `board` shows the tile of exponent `target` in a target cell.
+    #[inline]
+    pub fn shows(&self, board: u64, target: u8) -> bool {
+        // Nibbles equal to the target become 0; flag the zero nibbles exactly.
+        let x = board ^ (0x1111_1111_1111_1111 * u64::from(target));
+        let any = x | (x >> 1);
+        let any = any | (any >> 2);
+        !any & self.target_cells & 0x1111_1111_1111_1111 != 0
+    }
+
+    /// The boards of layer 0, canonical, sorted and without repeats: the
+    /// seeds, or for a free formation every arrangement of the first seed's
+    /// tiles and each of its moves (as the reference's free tables).
+    pub fn layer_zero(&self) -> Vec<u64> {
+        let mut boards = if self.free {
+            let mover = crate::Mover::new(self.large);
+            let mut tiles: Vec<u8> = (0..16)
+                .map(|cell| ((self.seeds[0] >> (4 * cell)) & 0xF) as u8)
+                .collect();
+            tiles.sort_unstable();
+            let mut boards = Vec::new();
+            permutations(&mut tiles, &mut |cells| {
+                let board = cells.iter().enumerate().fold(0u64, |board, (cell, &tile)| {
+                    board | u64::from(tile) << (4 * cell)
+                });
+                boards.push(self.canon.canonical(board));
+                for moved in mover.slide_all(board) {
+                    if self.fits(moved) {
+                        boards.push(self.canon.canonical(moved));
+                    }
+                }
+            });
+            boards
+        } else {
+            self.seeds.clone()
+        };
+        boards.sort_unstable();
+        boards.dedup();
+        boards
+    }
+}
+
+/// The tile sum of a board, 0xF counted as 32768.
+pub fn tile_sum(board: u64) -> u32 {
+    (0..16)
+        .map(|cell| ((board >> (4 * cell)) & 0xF) as u8)
+        .map(|tile| if tile == 0 { 0 } else { 1u32 << tile })
+        .sum()
+}
+
+/// Calls `visit` with every distinct permutation of `items` (sorted on
+/// entry), in lexicographic order.
+fn permutations(items: &mut [u8], visit: &mut impl FnMut(&[u8])) {
+    loop {
+        visit(items);
+        // The next permutation, or stop after the last.
+        let Some(pivot) = (0..items.len().saturating_sub(1))
+            .rev()
+            .find(|&i| items[i] < items[i + 1])
+        else {
+            return;
+        };
+        let successor = (pivot + 1..items.len())
+            .rev()
+            .find(|&j| items[j] > items[pivot])
+            .expect("a larger item follows the pivot");
+        items.swap(pivot, successor);
+        items[pivot + 1..].reverse();
+    }
+}
+
+const _: () = assert!(LARGE == 0xF);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_is_valid() {
+        for name in Formation::builtin_names() {
+            let formation = Formation::builtin(name).unwrap();
+            assert!(!formation.layer_zero().is_empty(), "{name}");
+        }
+        let l3 = Formation::builtin("L3").unwrap();
+        assert_eq!(l3.seed_sum(), 196_616);
+        assert_eq!(Formation::builtin("4442").unwrap().seed_sum(), 65_544);
+    }
+
+    #[test]
+    fn targets_are_seen_only_in_their_cells() {
+        let f442 = Formation::builtin("442").unwrap();
+        // The target cell of 442 is row 2, column 1 (cell 9).
+        let board = hex::parse("0x0000000006ffffff").unwrap() | (6 << (4 * 9));
+        assert!(f442.shows(board, 6));
+        assert!(!f442.shows(board, 5));
+        let elsewhere = hex::parse("0x6000000000ffffff").unwrap();
+        assert!(!f442.shows(elsewhere, 6));
+    }
+
+    #[test]
+    fn free_layer_zero_holds_every_arrangement() {
+        let free12 = Formation::builtin("free12").unwrap();
+        // 4 large tiles, 11 twos and an empty cell: 16!/(4! 11! 1!) = 21840
+        // arrangements, and their moves, up to the 8 symmetries.
+        let layer = free12.layer_zero();
+        assert!(layer.len() > 21_840 / 8, "{}", layer.len());
+        assert!(layer.iter().all(|&b| Canon::Full.canonical(b) == b));
+        assert!(layer.iter().all(|&b| tile_sum(b) == free12.seed_sum()));
+    }
+
+    #[test]
+    fn bad_definitions_say_what_is_wrong() {
+        let spec = |masks: &[&str], seeds: &[&str]| FormationSpec {
+            name: "mine".into(),
+            masks: masks.iter().map(|s| s.to_string()).collect(),
+            target_cells: "0xffffffffffffffff".into(),
+            canon: Canon::Identity,
+            large: Large::Sliding,
+            seeds: seeds.iter().map(|s| s.to_string()).collect(),
+            extra_steps: 48,
+            free: false,
+        };
+        let error = |masks: &[&str], seeds: &[&str]| {
+            Formation::new(spec(masks, seeds)).unwrap_err().to_string()
+        };
+        assert!(error(&["0xfff0ff1"], &["0x1fff0fff"]).contains("whole F digits"));
+        assert!(error(&["0xfff0fff"], &["0x1"]).contains("does not fit"));
+        assert!(error(&["0xfff0fff"], &[]).contains("no seeds"));
+        assert!(error(&["0xfff0fff"], &["0x1fff0fff", "0x2fff0fff"]).contains("tile sum"));
+        assert!(error(&["0xfff0fff"], &["0xzfff0fff"]).contains("not a hex number"));
+        assert!(
+            Formation::find("L9")
+                .unwrap_err()
+                .to_string()
+                .contains("unknown formation")
+        );
+    }
+}

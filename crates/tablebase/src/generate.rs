@@ -1,0 +1,95 @@
+//! Forward generation: every position a layer's positions lead to.
+
+use rayon::prelude::*;
+
+use crate::{Mover, Spec};
+
+/// Boards per parallel work item: large enough to amortise the scheduling,
+/// small enough to balance two to sixteen threads.
+const CHUNK: usize = 1 << 12;
+
+/// Pushes the canonical children of `board` with a tile of `exponent`
+/// spawned: for every empty cell, every move that changes the board and
+/// keeps the formation.
+#[inline]
+pub fn children(spec: &Spec, mover: &Mover, board: u64, exponent: u8, out: &mut Vec<u64>) {
+    let formation = spec.formation();
+    let canon = formation.canon();
+    for cell in empty_cells(board) {
+        let spawned = board | u64::from(exponent) << (4 * cell);
+        for moved in mover.slide_all(spawned) {
+            if moved != spawned && formation.fits(moved) {
+                out.push(canon.canonical(moved));
+            }
+        }
+    }
+}
+
+/// The empty cells of a board, lowest first.
+#[inline]
+pub fn empty_cells(board: u64) -> impl Iterator<Item = usize> {
+    let any = board | (board >> 1);
+    let any = any | (any >> 2);
+    let mut empty = !any & 0x1111_1111_1111_1111;
+    std::iter::from_fn(move || {
+        (empty != 0).then(|| {
+            let cell = empty.trailing_zeros() as usize / 4;
+            empty &= empty - 1;
+            cell
+        })
+    })
+}
+
+/// Layer `index`: the children of layer `index - 1` with a 2 spawned and of
+/// layer `index - 2` with a 4, sorted and without repeats. Parents that are
+/// won ([`Spec::is_won`]) or in the horizon are not expanded; the caller
+/// passes an empty slice for a parent layer that is not expanded at all.
+pub fn layer(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    after_two: &[u64],
+    after_four: &[u64],
+) -> Vec<u64> {
+    let expand = |parents: &[u64], parent_layer: usize, exponent: u8| {
+        parents
+            .par_chunks(CHUNK)
+            .map(|chunk| {
+                let mut out = Vec::with_capacity(chunk.len() * 8);
+                for &board in chunk {
+                    if !spec.is_won(board, parent_layer) {
+                        children(spec, mover, board, exponent, &mut out);
+                    }
+                }
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect::<Vec<Vec<u64>>>()
+    };
+    let mut parts = expand(after_two, index.wrapping_sub(1), 1);
+    if index >= 2 {
+        parts.extend(expand(after_four, index - 2, 2));
+    }
+    let mut boards: Vec<u64> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+    for part in parts {
+        boards.extend(part);
+    }
+    boards.sort_unstable();
+    boards.dedup();
+    boards
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn empty_cells_are_found_exactly() {
+        let board = 0xF0F0_0000_1234_0F00u64;
+        let cells: Vec<usize> = empty_cells(board).collect();
+        assert_eq!(cells, [0, 1, 3, 8, 9, 10, 11, 12, 14]);
+        assert_eq!(empty_cells(u64::MAX).count(), 0);
+        assert_eq!(empty_cells(0).count(), 16);
+    }
+}

@@ -1,0 +1,24 @@
+//! Endgame tablebases for 2048: for a formation (large tiles held in place)
+//! and a target tile, the exact probability of making the target from every
+//! position, as the 2048EndgameTablebase builder defines it
+//! (docs/tablebase.md).
+//!
+//! A [`Formation`] says where the large tiles sit and where the target
+//! counts; a [`Spec`] adds the target and the spawn rule. Tables are built
+//! forward layer by layer ([`generate`]), then solved backward ([`solve`]).
+
+mod canon;
+mod error;
+mod formation;
+pub mod generate;
+pub mod hex;
+pub mod memory;
+mod slide;
+pub mod solve;
+mod spec;
+
+pub use canon::Canon;
+pub use error::Error;
+pub use formation::{Formation, FormationSpec, tile_sum};
+pub use slide::{LARGE, Large, Mover, slide_line};
+pub use spec::Spec;

@@ -1,0 +1,50 @@
+//! Whole tables built in memory: for small tables, tests and checks.
+
+use crate::solve::{self, Solved};
+use crate::{Mover, Spec, generate};
+
+/// Generates and solves every layer of `spec` in memory, keeping every
+/// position (zero rates included). Layer `i` of the result is layer `i` of
+/// the table.
+pub fn build(spec: &Spec) -> Vec<Solved> {
+    let mover = Mover::new(spec.formation().large());
+    let steps = spec.steps();
+    let mut boards: Vec<Vec<u64>> = vec![spec.formation().layer_zero()];
+    for index in 1..steps {
+        let expandable = |layer: usize| layer + 3 <= steps;
+        let empty = Vec::new();
+        let after_two = if expandable(index - 1) {
+            &boards[index - 1]
+        } else {
+            &empty
+        };
+        let after_four = if index >= 2 && expandable(index - 2) {
+            &boards[index - 2]
+        } else {
+            &empty
+        };
+        let layer = generate::layer(spec, &mover, index, after_two, after_four);
+        boards.push(layer);
+    }
+    let mut solved: Vec<Solved> = vec![Solved::default(); steps];
+    for index in (0..steps).rev() {
+        let layer = std::mem::take(&mut boards[index]);
+        let rates = if index + 2 >= steps {
+            solve::horizon(spec, &layer)
+        } else {
+            solve::layer(
+                spec,
+                &mover,
+                index,
+                &layer,
+                &solved[index + 1],
+                &solved[index + 2],
+            )
+        };
+        solved[index] = Solved {
+            boards: layer,
+            rates,
+        };
+    }
+    solved
+}

@@ -1,0 +1,111 @@
+//! Backward solving: the success probability of every position of a layer
+//! from the two layers after it.
+
+use rayon::prelude::*;
+
+use crate::generate::empty_cells;
+use crate::{Mover, Spec};
+
+/// A solved layer in memory: sorted boards and their success rates (a
+/// board that is not there is worth 0).
+#[derive(Clone, Debug, Default)]
+pub struct Solved {
+    /// The positions, sorted.
+    pub boards: Vec<u64>,
+    /// Their success probabilities.
+    pub rates: Vec<f64>,
+}
+
+impl Solved {
+    /// The rate of a canonical `board`: 0 if the layer lacks it.
+    #[inline]
+    pub fn rate(&self, board: u64) -> f64 {
+        match self.boards.binary_search(&board) {
+            Ok(index) => self.rates[index],
+            Err(_) => 0.0,
+        }
+    }
+
+    /// The positions whose rate is above 0 (the reference stores only
+    /// those; the others read as 0 anyway).
+    pub fn positive(self) -> Self {
+        let (boards, rates) = self
+            .boards
+            .into_iter()
+            .zip(self.rates)
+            .filter(|&(_, rate)| rate > 0.0)
+            .unzip();
+        Self { boards, rates }
+    }
+}
+
+/// The best rate after a spawn: the largest rate in `next` of the boards the
+/// allowed moves of `spawned` lead to, 0 when no move is allowed.
+#[inline]
+pub fn best_move(spec: &Spec, mover: &Mover, spawned: u64, next: &Solved) -> f64 {
+    let formation = spec.formation();
+    let mut best = 0.0f64;
+    for moved in mover.slide_all(spawned) {
+        if moved != spawned && formation.fits(moved) {
+            best = best.max(next.rate(formation.canon().canonical(moved)));
+        }
+    }
+    best
+}
+
+/// The success probability of `board` in layer `index`, given the two
+/// layers after it: 1 if won, else the average over empty cells of the
+/// spawn-weighted best moves.
+#[inline]
+pub fn rate(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    index: usize,
+    next: &Solved,
+    after: &Solved,
+) -> f64 {
+    if spec.is_won(board, index) {
+        return 1.0;
+    }
+    let four = spec.four_rate();
+    let mut sum = 0.0f64;
+    let mut empty = 0u32;
+    for cell in empty_cells(board) {
+        let shift = 4 * cell;
+        let with_two = best_move(spec, mover, board | 1 << shift, next);
+        let with_four = best_move(spec, mover, board | 2 << shift, after);
+        sum += (1.0 - four) * with_two + four * with_four;
+        empty += 1;
+    }
+    if empty == 0 {
+        0.0
+    } else {
+        sum / f64::from(empty)
+    }
+}
+
+/// The rates of a horizon layer: 1 where the target shows, else 0.
+pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
+    boards
+        .par_iter()
+        .map(|&board| f64::from(u8::from(spec.formation().shows(board, spec.target()))))
+        .collect()
+}
+
+/// The rates of layer `index` (before the horizon) from the two solved
+/// layers after it.
+pub fn layer(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    boards: &[u64],
+    next: &Solved,
+    after: &Solved,
+) -> Vec<f64> {
+    boards
+        .par_iter()
+        .with_min_len(1 << 10)
+        .map(|&board| rate(spec, mover, board, index, next, after))
+        .collect()
+}

@@ -1,0 +1,130 @@
+//! A table's definition: a formation, a target and the spawn rule, and the
+//! layers they imply.
+
+use crate::{Error, Formation};
+
+/// What a table is built for: a formation played until a target tile shows
+/// in one of its target cells.
+///
+/// Layer `i` holds the positions after a move (before the spawn) whose tile
+/// sum is the seeds' sum + 2i. [`Spec::steps`] layers are built; the last
+/// two are the horizon, and positions past [`Spec::docheck`] that show the
+/// target are won (../shared/docs/tablebase.md, docs/tablebase.md).
+#[derive(Clone, Debug)]
+pub struct Spec {
+    formation: Formation,
+    target: u8,
+    four_rate: f64,
+}
+
+impl Spec {
+    /// The table of `formation` for the tile `2^target`, with new tiles
+    /// being 4 with probability `four_rate`.
+    ///
+    /// # Errors
+    /// [`Error::Target`] for a target below 8 or above 16384, or one that
+    /// leaves fewer than three layers; [`Error::Formation`] for a 4-rate
+    /// outside [0, 1].
+    pub fn new(formation: Formation, target: u8, four_rate: f64) -> Result<Self, Error> {
+        let value = 1u64 << target.min(63);
+        if !(3..=14).contains(&target) {
+            return Err(Error::Target {
+                target: value,
+                problem: "targets go from 8 to 16384".to_owned(),
+            });
+        }
+        if !(0.0..=1.0).contains(&four_rate) {
+            return Err(Error::Formation {
+                name: formation.name().to_owned(),
+                problem: format!("4-rate {four_rate} is not a probability"),
+            });
+        }
+        let spec = Self {
+            formation,
+            target,
+            four_rate,
+        };
+        if spec.steps_signed() < 3 {
+            return Err(Error::Target {
+                target: value,
+                problem: format!(
+                    "formation {} with {} extra steps leaves {} layers, fewer than 3",
+                    spec.formation.name(),
+                    spec.formation.extra_steps(),
+                    spec.steps_signed()
+                ),
+            });
+        }
+        Ok(spec)
+    }
+
+    /// The formation.
+    pub fn formation(&self) -> &Formation {
+        &self.formation
+    }
+
+    /// The target tile's exponent.
+    pub fn target(&self) -> u8 {
+        self.target
+    }
+
+    /// The probability that a new tile is a 4.
+    pub fn four_rate(&self) -> f64 {
+        self.four_rate
+    }
+
+    fn steps_signed(&self) -> i64 {
+        (1i64 << self.target) / 2 + i64::from(self.formation.extra_steps())
+    }
+
+    /// The number of layers: target / 2 + the formation's extra steps.
+    pub fn steps(&self) -> usize {
+        self.steps_signed() as usize
+    }
+
+    /// The first layer where the target can show; positions of later
+    /// layers that show it are won.
+    pub fn docheck(&self) -> usize {
+        let target = 1u32 << self.target;
+        ((target - self.formation.seed_sum() % target) / 2) as usize
+    }
+
+    /// Whether a position of `layer` is won: it is past
+    /// [`Spec::docheck`] and shows the target.
+    #[inline]
+    pub fn is_won(&self, board: u64, layer: usize) -> bool {
+        layer > self.docheck() && self.formation.shows(board, self.target)
+    }
+
+    /// The layer a board of this tile sum belongs to, if any.
+    pub fn layer_of_sum(&self, sum: u32) -> Option<usize> {
+        let seed_sum = self.formation.seed_sum();
+        let above = sum.checked_sub(seed_sum)?;
+        (above % 2 == 0 && (above / 2) < self.steps() as u32).then_some((above / 2) as usize)
+    }
+
+    /// A short name: formation and target tile, `L3-64`.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.formation.name(), 1u32 << self.target)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn l3_64_has_the_reference_layers() {
+        let spec = Spec::new(Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
+        assert_eq!((spec.steps(), spec.docheck()), (80, 28));
+        assert_eq!(spec.name(), "L3-64");
+    }
+
+    #[test]
+    fn impossible_targets_are_refused() {
+        let l3 = || Formation::builtin("L3").unwrap();
+        assert!(Spec::new(l3(), 2, 0.1).is_err());
+        assert!(Spec::new(l3(), 15, 0.1).is_err());
+        assert!(Spec::new(l3(), 6, 1.5).is_err());
+    }
+}

@@ -1,0 +1,225 @@
+//! The builder against a brute-force solver written plainly: recursive
+//! expectimax over plain 4x4 arrays, memoised, without symmetries.
+
+use std::collections::HashMap;
+
+use tablebase::{Canon, Formation, FormationSpec, Large, Spec, hex, memory};
+
+type Grid = [[u8; 4]; 4];
+
+fn grid(board: u64) -> Grid {
+    std::array::from_fn(|row| {
+        std::array::from_fn(|col| ((board >> (4 * (4 * row + col))) & 0xF) as u8)
+    })
+}
+
+fn raw(grid: &Grid) -> u64 {
+    (0..16).fold(0, |board, cell| {
+        board | u64::from(grid[cell / 4][cell % 4]) << (4 * cell)
+    })
+}
+
+/// One line slid towards its start: runs between walls (or the whole line)
+/// packed, then equal neighbours below 15 merged once each from the start.
+fn slide(line: [u8; 4], large: Large) -> [u8; 4] {
+    let mut out = [0u8; 4];
+    let mut segment_start = 0;
+    for end in 0..=4 {
+        let at_wall = end < 4 && large == Large::Wall && line[end] == 15;
+        if end < 4 && !at_wall {
+            continue;
+        }
+        let mut tiles: Vec<u8> = line[segment_start..end]
+            .iter()
+            .copied()
+            .filter(|&t| t != 0)
+            .collect();
+        let mut merged = Vec::new();
+        while !tiles.is_empty() {
+            if tiles.len() >= 2 && tiles[0] == tiles[1] && tiles[0] != 15 {
+                merged.push(tiles[0] + 1);
+                tiles.drain(..2);
+            } else {
+                merged.push(tiles.remove(0));
+            }
+        }
+        for (offset, tile) in merged.into_iter().enumerate() {
+            out[segment_start + offset] = tile;
+        }
+        if at_wall {
+            out[end] = 15;
+        }
+        segment_start = end + 1;
+    }
+    out
+}
+
+/// The four moves (up, right, down, left) of a grid.
+fn moves(board: u64, large: Large) -> [u64; 4] {
+    let g = grid(board);
+    let mut results = [g; 4];
+    for i in 0..4 {
+        let lines: [[(usize, usize); 4]; 4] = [
+            std::array::from_fn(|k| (k, i)),
+            std::array::from_fn(|k| (i, 3 - k)),
+            std::array::from_fn(|k| (3 - k, i)),
+            std::array::from_fn(|k| (i, k)),
+        ];
+        for (direction, cells) in lines.iter().enumerate() {
+            let slid = slide(cells.map(|(r, c)| g[r][c]), large);
+            for (&(r, c), tile) in cells.iter().zip(slid) {
+                results[direction][r][c] = tile;
+            }
+        }
+    }
+    results.map(|g| raw(&g))
+}
+
+struct Brute<'a> {
+    spec: &'a Spec,
+    memo: HashMap<(u64, usize), f64>,
+}
+
+impl Brute<'_> {
+    fn shows(&self, board: u64) -> bool {
+        let cells = self.spec.formation().target_cells();
+        (0..16).any(|cell| {
+            (cells >> (4 * cell)) & 0xF == 0xF
+                && (board >> (4 * cell)) & 0xF == u64::from(self.spec.target())
+        })
+    }
+
+    fn fits(&self, board: u64) -> bool {
+        let masks = self.spec.formation().masks();
+        masks.is_empty()
+            || masks.iter().any(|&mask| {
+                (0..16).all(|cell| {
+                    (mask >> (4 * cell)) & 0xF == 0 || (board >> (4 * cell)) & 0xF == 15
+                })
+            })
+    }
+
+    fn best(&mut self, spawned: u64, layer: usize) -> f64 {
+        let large = self.spec.formation().large();
+        let mut best = 0.0f64;
+        for moved in moves(spawned, large) {
+            if moved != spawned && self.fits(moved) {
+                best = best.max(self.rate(moved, layer));
+            }
+        }
+        best
+    }
+
+    fn rate(&mut self, board: u64, layer: usize) -> f64 {
+        if let Some(&rate) = self.memo.get(&(board, layer)) {
+            return rate;
+        }
+        let steps = self.spec.steps();
+        let rate = if layer + 2 >= steps {
+            f64::from(u8::from(self.shows(board)))
+        } else if layer > self.spec.docheck() && self.shows(board) {
+            1.0
+        } else {
+            let empty: Vec<usize> = (0..16)
+                .filter(|&cell| (board >> (4 * cell)) & 0xF == 0)
+                .collect();
+            let four = self.spec.four_rate();
+            let mut sum = 0.0;
+            for &cell in &empty {
+                let two = self.best(board | 1 << (4 * cell), layer + 1);
+                let with_four = self.best(board | 2 << (4 * cell), layer + 2);
+                sum += (1.0 - four) * two + four * with_four;
+            }
+            if empty.is_empty() {
+                0.0
+            } else {
+                sum / empty.len() as f64
+            }
+        };
+        self.memo.insert((board, layer), rate);
+        rate
+    }
+}
+
+/// Builds `formation` for `target` and checks every position of every
+/// layer (up to `sample` per layer) and every seed against brute force.
+fn check(formation: Formation, target: u8, four_rate: f64, sample: usize) {
+    let spec = Spec::new(formation, target, four_rate).unwrap();
+    let layers = memory::build(&spec);
+    let mut brute = Brute {
+        spec: &spec,
+        memo: HashMap::new(),
+    };
+    let mut checked = 0;
+    let mut positive = 0;
+    for (index, layer) in layers.iter().enumerate() {
+        let step = (layer.boards.len() / sample).max(1);
+        for (&board, &rate) in layer.boards.iter().zip(&layer.rates).step_by(step) {
+            let expected = brute.rate(board, index);
+            assert!(
+                (rate - expected).abs() < 1e-12,
+                "{} layer {index} board {}: built {rate}, brute force {expected}",
+                spec.name(),
+                hex::format(board)
+            );
+            checked += 1;
+            positive += usize::from(rate > 0.0 && rate < 1.0);
+        }
+    }
+    assert!(
+        checked > 100 && positive > 10,
+        "{}: {checked} checked, {positive} strictly between 0 and 1",
+        spec.name()
+    );
+}
+
+macro_rules! brute_force_tests {
+    ($($name:ident: $formation:expr, $extra:expr, $target:expr, $four:expr;)*) => {$(
+        #[test]
+        fn $name() {
+            let formation = Formation::builtin($formation).unwrap();
+            check(formation.with_extra_steps($extra), $target, $four, 40);
+        }
+    )*};
+}
+
+brute_force_tests! {
+    l3: "L3", 6, 5, 0.1;
+    f442: "442", 6, 5, 0.1;
+    f4442: "4442", 4, 4, 0.1;
+    ll_diagonal: "LL", 4, 4, 0.1;
+    f444_horizontal: "444", 4, 4, 0.1;
+    variant_2x4: "2x4", 48, 5, 0.1;
+    variant_3x3: "3x3", 8, 5, 0.1;
+    variant_3x4: "3x4", 4, 5, 0.1;
+    four_rate_is_a_parameter: "L3", 4, 5, 0.25;
+}
+
+/// Full symmetry on a free formation small enough for brute force: four
+/// cells for small tiles among twelve large tiles.
+#[test]
+fn free4_full_symmetry() {
+    let spec = FormationSpec {
+        name: "free4".into(),
+        masks: Vec::new(),
+        target_cells: "0xffffffffffffffff".into(),
+        canon: Canon::Full,
+        large: Large::Sliding,
+        seeds: vec!["0x0111ffffffffffff".into()],
+        extra_steps: 8,
+        free: true,
+    };
+    check(Formation::new(spec).unwrap(), 5, 0.1, 40);
+}
+
+proptest::proptest! {
+    /// The move tables against the plain array moves, for both meanings
+    /// of 0xF, on boards rich in 0xF and equal neighbours.
+    #[test]
+    fn moves_agree_with_plain_arrays(cells in proptest::collection::vec(proptest::sample::select(vec![0u8, 0, 1, 1, 2, 3, 14, 15, 15]), 16)) {
+        let board = cells.iter().enumerate().fold(0u64, |b, (cell, &t)| b | u64::from(t) << (4 * cell));
+        for large in [Large::Sliding, Large::Wall] {
+            proptest::prop_assert_eq!(tablebase::Mover::new(large).slide_all(board), moves(board, large));
+        }
+    }
+}
