@@ -28,7 +28,7 @@ pub enum Canon {
 
 impl Canon {
     /// The canonical form of `board`.
-    #[inline]
+    #[inline(always)]
     pub fn canonical(self, board: u64) -> u64 {
         let b = Board::from_raw(board);
         match self {
@@ -36,11 +36,16 @@ impl Canon {
             Self::Full => b.canonical().raw(),
             Self::Diagonal => board.min(b.transpose().raw()),
             Self::Horizontal => board.min(b.mirror().raw()),
-            Self::Min24 | Self::Min33 | Self::Min34 => {
-                let (images, count) = self.image_array(board);
-                images[..count].iter().copied().min().unwrap_or(board)
-            }
+            Self::Min24 | Self::Min33 | Self::Min34 => self.smallest_image(board),
         }
+    }
+
+    /// The smallest image under a small-board group, out of line: the
+    /// common modes stay small enough to inline.
+    #[inline(never)]
+    fn smallest_image(self, board: u64) -> u64 {
+        let (images, count) = self.image_array(board);
+        images[..count].iter().copied().min().unwrap_or(board)
     }
 
     /// The images of `board` under the symmetries, the board first.

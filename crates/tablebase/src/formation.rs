@@ -38,7 +38,7 @@ pub struct Formation {
 /// `large` (`sliding` placeholders or `wall`s) defaults to `sliding`; `free`
 /// (default `false`) makes layer 0 every arrangement of the first seed's
 /// tiles, as the reference's `freeN` formations.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FormationSpec {
     /// The formation's name.
@@ -440,6 +440,21 @@ impl Formation {
         Ok(formation)
     }
 
+    /// The definition, boards in the reference's order: what a formation
+    /// file holds and [`Formation::new`] takes back.
+    pub fn spec(&self) -> FormationSpec {
+        FormationSpec {
+            name: self.name.clone(),
+            masks: self.masks.iter().map(|&mask| hex::format(mask)).collect(),
+            target_cells: hex::format(self.target_cells),
+            canon: self.canon,
+            large: self.large,
+            seeds: self.seeds.iter().map(|&seed| hex::format(seed)).collect(),
+            extra_steps: self.extra_steps,
+            free: self.free,
+        }
+    }
+
     /// The formation's name.
     pub fn name(&self) -> &str {
         &self.name
@@ -586,6 +601,10 @@ mod tests {
         let l3 = Formation::builtin("L3").unwrap();
         assert_eq!(l3.seed_sum(), 196_616);
         assert_eq!(Formation::builtin("4442").unwrap().seed_sum(), 65_544);
+        for name in Formation::builtin_names() {
+            let formation = Formation::builtin(name).unwrap();
+            assert_eq!(Formation::new(formation.spec()).unwrap(), formation);
+        }
     }
 
     #[test]

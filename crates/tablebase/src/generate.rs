@@ -8,18 +8,46 @@ use crate::{Mover, Spec};
 /// small enough to balance two to sixteen threads.
 const CHUNK: usize = 1 << 12;
 
-/// Pushes the canonical children of `board` with a tile of `exponent`
-/// spawned: for every empty cell, every move that changes the board and
-/// keeps the formation.
+/// A direct-mapped cache of the children seen last: neighbouring parents
+/// share many children, and dropping the repeats before sorting makes the
+/// sort several times shorter (the reference builder does the same). It is
+/// lossy: a repeat that was evicted is sorted out later.
+struct Recent {
+    slots: Box<[u64; Recent::SLOTS]>,
+}
+
+impl Recent {
+    const SLOTS: usize = 1 << 12;
+
+    fn new() -> Self {
+        Self {
+            slots: Box::new([u64::MAX; Self::SLOTS]),
+        }
+    }
+
+    /// Whether `board` is not in its slot, which it then takes.
+    #[inline]
+    fn is_new(&mut self, board: u64) -> bool {
+        let hash = board.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - Self::SLOTS.ilog2());
+        let slot = &mut self.slots[hash as usize];
+        let new = *slot != board;
+        *slot = board;
+        new
+    }
+}
+
+/// Calls `visit` with the canonical children of `board` with a tile of
+/// `exponent` spawned: for every empty cell, every move that changes the
+/// board and keeps the formation.
 #[inline]
-pub fn children(spec: &Spec, mover: &Mover, board: u64, exponent: u8, out: &mut Vec<u64>) {
+pub fn children(spec: &Spec, mover: &Mover, board: u64, exponent: u8, visit: &mut impl FnMut(u64)) {
     let formation = spec.formation();
     let canon = formation.canon();
     for cell in empty_cells(board) {
         let spawned = board | u64::from(exponent) << (4 * cell);
         for moved in mover.slide_all(spawned) {
             if moved != spawned && formation.fits(moved) {
-                out.push(canon.canonical(moved));
+                visit(canon.canonical(moved));
             }
         }
     }
@@ -44,6 +72,7 @@ pub fn empty_cells(board: u64) -> impl Iterator<Item = usize> {
 /// layer `index - 2` with a 4, sorted and without repeats. Parents that are
 /// won ([`Spec::is_won`]) or in the horizon are not expanded; the caller
 /// passes an empty slice for a parent layer that is not expanded at all.
+/// `index` is at least 1: layer 0 is the seeds.
 pub fn layer(
     spec: &Spec,
     mover: &Mover,
@@ -56,9 +85,14 @@ pub fn layer(
             .par_chunks(CHUNK)
             .map(|chunk| {
                 let mut out = Vec::with_capacity(chunk.len() * 8);
+                let mut recent = Recent::new();
                 for &board in chunk {
                     if !spec.is_won(board, parent_layer) {
-                        children(spec, mover, board, exponent, &mut out);
+                        children(spec, mover, board, exponent, &mut |child| {
+                            if recent.is_new(child) {
+                                out.push(child);
+                            }
+                        });
                     }
                 }
                 out.sort_unstable();
@@ -67,7 +101,7 @@ pub fn layer(
             })
             .collect::<Vec<Vec<u64>>>()
     };
-    let mut parts = expand(after_two, index.wrapping_sub(1), 1);
+    let mut parts = expand(after_two, index - 1, 1);
     if index >= 2 {
         parts.extend(expand(after_four, index - 2, 2));
     }

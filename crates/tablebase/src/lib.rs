@@ -7,18 +7,23 @@
 //! counts; a [`Spec`] adds the target and the spawn rule. Tables are built
 //! forward layer by layer ([`generate`]), then solved backward ([`solve`]).
 
+pub mod builder;
 mod canon;
 mod error;
 mod formation;
 pub mod generate;
 pub mod hex;
+mod index;
 pub mod memory;
 mod slide;
 pub mod solve;
 mod spec;
+pub mod storage;
+mod table;
 
 pub use canon::Canon;
 pub use error::Error;
 pub use formation::{Formation, FormationSpec, tile_sum};
 pub use slide::{LARGE, Large, Mover, slide_line};
 pub use spec::Spec;
+pub use table::{MoveRates, Table};

@@ -11,25 +11,24 @@ pub fn build(spec: &Spec) -> Vec<Solved> {
     let steps = spec.steps();
     let mut boards: Vec<Vec<u64>> = vec![spec.formation().layer_zero()];
     for index in 1..steps {
-        let expandable = |layer: usize| layer + 3 <= steps;
         let empty = Vec::new();
-        let after_two = if expandable(index - 1) {
-            &boards[index - 1]
-        } else {
-            &empty
+        let parent = |layer: Option<usize>| match layer {
+            Some(layer) if spec.expands(layer) => &boards[layer],
+            _ => &empty,
         };
-        let after_four = if index >= 2 && expandable(index - 2) {
-            &boards[index - 2]
-        } else {
-            &empty
-        };
-        let layer = generate::layer(spec, &mover, index, after_two, after_four);
+        let layer = generate::layer(
+            spec,
+            &mover,
+            index,
+            parent(index.checked_sub(1)),
+            parent(index.checked_sub(2)),
+        );
         boards.push(layer);
     }
     let mut solved: Vec<Solved> = vec![Solved::default(); steps];
     for index in (0..steps).rev() {
         let layer = std::mem::take(&mut boards[index]);
-        let rates = if index + 2 >= steps {
+        let rates = if spec.is_horizon(index) {
             solve::horizon(spec, &layer)
         } else {
             solve::layer(
@@ -41,10 +40,7 @@ pub fn build(spec: &Spec) -> Vec<Solved> {
                 &solved[index + 2],
             )
         };
-        solved[index] = Solved {
-            boards: layer,
-            rates,
-        };
+        solved[index] = Solved::new(layer, rates);
     }
     solved
 }

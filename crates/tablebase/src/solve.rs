@@ -4,38 +4,74 @@
 use rayon::prelude::*;
 
 use crate::generate::empty_cells;
+use crate::index::Index;
 use crate::{Mover, Spec};
 
-/// A solved layer in memory: sorted boards and their success rates (a
-/// board that is not there is worth 0).
+/// A solved layer in memory: sorted boards, their success rates (a board
+/// that is not there is worth 0), and a bucket index for lookups.
 #[derive(Clone, Debug, Default)]
 pub struct Solved {
-    /// The positions, sorted.
-    pub boards: Vec<u64>,
-    /// Their success probabilities.
-    pub rates: Vec<f64>,
+    boards: Vec<u64>,
+    rates: Vec<f64>,
+    index: Index,
 }
 
 impl Solved {
+    /// A solved layer of sorted `boards` and their `rates`.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    pub fn new(boards: Vec<u64>, rates: Vec<f64>) -> Self {
+        assert_eq!(boards.len(), rates.len(), "one rate per board");
+        Self {
+            index: Index::new(&boards),
+            boards,
+            rates,
+        }
+    }
+
+    /// The positions, sorted.
+    pub fn boards(&self) -> &[u64] {
+        &self.boards
+    }
+
+    /// Their success probabilities.
+    pub fn rates(&self) -> &[f64] {
+        &self.rates
+    }
+
+    /// The number of positions.
+    pub fn len(&self) -> usize {
+        self.boards.len()
+    }
+
+    /// Whether the layer holds no position.
+    pub fn is_empty(&self) -> bool {
+        self.boards.is_empty()
+    }
+
     /// The rate of a canonical `board`: 0 if the layer lacks it.
     #[inline]
     pub fn rate(&self, board: u64) -> f64 {
-        match self.boards.binary_search(&board) {
-            Ok(index) => self.rates[index],
+        let range = self.index.range(board);
+        let start = range.start;
+        match self.boards[range].binary_search(&board) {
+            Ok(found) => self.rates[start + found],
             Err(_) => 0.0,
         }
     }
 
-    /// The positions whose rate is above 0 (the reference stores only
-    /// those; the others read as 0 anyway).
-    pub fn positive(self) -> Self {
+    /// The positions whose rate is above `threshold` (the reference stores
+    /// those above 0; the others read as 0 anyway).
+    #[must_use]
+    pub fn above(&self, threshold: f64) -> Self {
         let (boards, rates) = self
             .boards
-            .into_iter()
-            .zip(self.rates)
-            .filter(|&(_, rate)| rate > 0.0)
+            .iter()
+            .zip(&self.rates)
+            .filter(|&(_, &rate)| rate > threshold)
             .unzip();
-        Self { boards, rates }
+        Self::new(boards, rates)
     }
 }
 

@@ -15,6 +15,8 @@ pub struct Spec {
     formation: Formation,
     target: u8,
     four_rate: f64,
+    /// Computed once: [`Spec::is_won`] asks for it for every position.
+    docheck: usize,
 }
 
 impl Spec {
@@ -39,10 +41,13 @@ impl Spec {
                 problem: format!("4-rate {four_rate} is not a probability"),
             });
         }
+        let tile = 1u32 << target;
+        let docheck = ((tile - formation.seed_sum() % tile) / 2) as usize;
         let spec = Self {
             formation,
             target,
             four_rate,
+            docheck,
         };
         if spec.steps_signed() < 3 {
             return Err(Error::Target {
@@ -85,15 +90,25 @@ impl Spec {
     /// The first layer where the target can show; positions of later
     /// layers that show it are won.
     pub fn docheck(&self) -> usize {
-        let target = 1u32 << self.target;
-        ((target - self.formation.seed_sum() % target) / 2) as usize
+        self.docheck
+    }
+
+    /// Whether generation expands `layer`: every layer before the horizon.
+    pub fn expands(&self, layer: usize) -> bool {
+        layer + 3 <= self.steps()
+    }
+
+    /// Whether `layer` is one of the last two, the horizon: worth 1 where
+    /// the target shows, else 0, never expanded.
+    pub fn is_horizon(&self, layer: usize) -> bool {
+        layer + 2 >= self.steps()
     }
 
     /// Whether a position of `layer` is won: it is past
     /// [`Spec::docheck`] and shows the target.
     #[inline]
     pub fn is_won(&self, board: u64, layer: usize) -> bool {
-        layer > self.docheck() && self.formation.shows(board, self.target)
+        layer > self.docheck && self.formation.shows(board, self.target)
     }
 
     /// The layer a board of this tile sum belongs to, if any.

@@ -153,8 +153,8 @@ fn check(formation: Formation, target: u8, four_rate: f64, sample: usize) {
     let mut checked = 0;
     let mut positive = 0;
     for (index, layer) in layers.iter().enumerate() {
-        let step = (layer.boards.len() / sample).max(1);
-        for (&board, &rate) in layer.boards.iter().zip(&layer.rates).step_by(step) {
+        let step = (layer.len() / sample).max(1);
+        for (&board, &rate) in layer.boards().iter().zip(layer.rates()).step_by(step) {
             let expected = brute.rate(board, index);
             assert!(
                 (rate - expected).abs() < 1e-12,

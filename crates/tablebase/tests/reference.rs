@@ -10,10 +10,10 @@ fn l3_64_matches_the_reference_builder() {
     let layers = memory::build(&spec);
     // "generated 10,119,631 positions in layers 0..77 and stored 9,666,970
     // with P > 0"
-    let generated: usize = layers[..78].iter().map(|layer| layer.boards.len()).sum();
+    let generated: usize = layers[..78].iter().map(|layer| layer.len()).sum();
     let stored: usize = layers
         .iter()
-        .map(|layer| layer.rates.iter().filter(|&&rate| rate > 0.0).count())
+        .map(|layer| layer.rates().iter().filter(|&&rate| rate > 0.0).count())
         .sum();
     assert_eq!((generated, stored), (10_119_631, 9_666_970));
     let canon = spec.formation().canon();

@@ -1,0 +1,348 @@
+//! `tb-build`: builds endgame tablebases, and queries and checks built ones.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context as _, bail};
+use board::Direction;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{Rng as _, SeedableRng as _};
+use tablebase::builder::{self, Event, Options};
+use tablebase::solve::{self, Solved};
+use tablebase::storage::Precision;
+use tablebase::{Formation, Mover, Spec, Table, hex};
+
+/// Builds endgame tablebases as the 2048EndgameTablebase builder defines
+/// them (same success rates), and queries and checks built tables.
+///
+/// Boards are written as the reference writes them: 16 hex digits in
+/// reading order, the upper-left cell first (0x100000001fff2fff).
+#[derive(Parser, Debug)]
+#[command(name = "tb-build", version)]
+struct Args {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Builds (or finishes building) a table: FORMATION played to TARGET
+    Build {
+        /// A built-in formation (see `tb-build list`) or a JSON formation
+        /// file (docs/tablebase.md)
+        formation: String,
+        /// The target tile: 8 to 16384
+        #[arg(value_parser = cli::parse_tile)]
+        target: u8,
+        /// The table's folder [default: FORMATION-TARGET]
+        #[arg(short = 'o', long, value_name = "DIR")]
+        output: Option<PathBuf>,
+        /// Probability that a new tile is a 4
+        #[arg(long, default_value_t = 0.1)]
+        four_rate: f64,
+        /// How rates are stored: f64, f32, u32 (fixed point, the
+        /// reference's default) or u16
+        #[arg(long, default_value = "u32")]
+        precision: Precision,
+        /// Do not store positions whose rate is at or below this
+        #[arg(long, default_value_t = 0.0)]
+        prune: f64,
+        /// zstd compression level of the layer files (1 to 19)
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=19))]
+        level: i32,
+        /// Threads [default: all cores]
+        #[arg(short = 'p', long, value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
+    },
+    /// Prints the success rate of each move of a position
+    Query {
+        /// The table's folder
+        #[arg(long)]
+        table: PathBuf,
+        /// The position to move from, in the reference's hex order
+        #[arg(long)]
+        board: String,
+    },
+    /// Prints a table's definition and the statistics of each layer
+    Info {
+        /// The table's folder
+        table: PathBuf,
+    },
+    /// Checks every layer file's checksum and recomputes a random sample of
+    /// positions from their children
+    Verify {
+        /// The table's folder
+        table: PathBuf,
+        /// Positions recomputed per layer
+        #[arg(long, default_value_t = 100)]
+        samples: usize,
+    },
+    /// Lists the built-in formations
+    List,
+}
+
+fn main() -> ExitCode {
+    cli::main_with("tb-build", || match Args::parse().command {
+        Command::Build {
+            formation,
+            target,
+            output,
+            four_rate,
+            precision,
+            prune,
+            level,
+            threads,
+        } => {
+            if let Some(threads) = threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(usize::from(threads))
+                    .build_global()
+                    .context("starting the threads")?;
+            }
+            let formation = Formation::find(&formation)?;
+            let spec = Spec::new(formation, target, four_rate)?;
+            let dir = output.unwrap_or_else(|| PathBuf::from(spec.name()));
+            build(
+                &spec,
+                &dir,
+                Options {
+                    precision,
+                    prune,
+                    level,
+                },
+            )
+        }
+        Command::Query { table, board } => query(&table, &board),
+        Command::Info { table } => info(&table),
+        Command::Verify { table, samples } => verify(&table, samples),
+        Command::List => {
+            let mut out = std::io::stdout().lock();
+            for name in Formation::builtin_names() {
+                let formation = Formation::builtin(name)?;
+                writeln!(
+                    out,
+                    "{name:<8} {:?} symmetry, {} seed(s), {} extra steps",
+                    formation.canon(),
+                    formation.seeds().len(),
+                    formation.extra_steps()
+                )?;
+            }
+            Ok(())
+        }
+    })
+}
+
+fn build(spec: &Spec, dir: &Path, options: Options) -> anyhow::Result<()> {
+    println!(
+        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {} threads)",
+        spec.name(),
+        dir.display(),
+        spec.steps(),
+        spec.docheck(),
+        spec.four_rate(),
+        options.precision,
+        rayon::current_num_threads()
+    );
+    let bar = ProgressBar::new(2 * spec.steps() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} layer steps, {elapsed} {msg}")
+            .expect("a valid template"),
+    );
+    // Layer lines above the bar, or plain lines when there is no terminal
+    // to draw the bar on (logs keep every line either way).
+    let say = |line: String| {
+        if bar.is_hidden() {
+            // A closed output does not stop the build.
+            let _ = writeln!(std::io::stdout(), "{line}");
+        } else {
+            bar.println(line);
+        }
+    };
+    let mut report = |event: Event| match event {
+        Event::Start {
+            steps,
+            generated,
+            solved,
+        } => {
+            if solved == steps {
+                say("the table is already complete".to_owned());
+            } else if generated > 0 || solved > 0 {
+                say(format!(
+                    "resuming: {generated} of {steps} layers generated, {solved} solved"
+                ));
+            }
+            bar.set_position((generated + solved) as u64);
+        }
+        Event::Generated {
+            layer,
+            positions,
+            elapsed,
+        } => {
+            say(format!(
+                "generated layer {layer:4}: {positions:>11} positions  {}",
+                rate(positions, elapsed)
+            ));
+            bar.inc(1);
+        }
+        Event::Solved {
+            layer,
+            positions,
+            stored,
+            bytes,
+            elapsed,
+        } => {
+            say(format!(
+                "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}",
+                rate(positions, elapsed)
+            ));
+            bar.inc(1);
+        }
+    };
+    let summary = builder::build(spec, dir, options, &mut report)?;
+    bar.finish_and_clear();
+    if summary.generated == 0 && summary.stored == 0 {
+        return Ok(());
+    }
+    println!(
+        "done: {} positions generated, {} stored in {} bytes ({:.2} bytes per position), {:.1} s, peak memory {}",
+        summary.generated,
+        summary.stored,
+        summary.bytes,
+        summary.bytes as f64 / summary.stored.max(1) as f64,
+        summary.elapsed.as_secs_f64(),
+        summary.peak_memory.map_or_else(
+            || "unknown".to_owned(),
+            |bytes| format!("{} MiB", bytes >> 20)
+        )
+    );
+    Ok(())
+}
+
+fn rate(positions: usize, elapsed: Duration) -> String {
+    format!(
+        "{:8.3} s  {:7.2} M positions/s",
+        elapsed.as_secs_f64(),
+        positions as f64 / elapsed.as_secs_f64().max(1e-9) / 1e6
+    )
+}
+
+fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
+    let table = Table::open(dir)?;
+    let board = hex::parse(board)?;
+    let rates = table.move_rates(board)?;
+    println!("{} in {}", hex::format(board), table.spec().name());
+    println!(
+        "as an afterstate (after a move, before the spawn): {:.10}",
+        table.afterstate_rate(board)?
+    );
+    println!("its moves:");
+    for direction in Direction::ALL {
+        match rates.rates[direction.index()] {
+            Some(rate) => println!("{:<6} {rate:.10}", direction.name()),
+            None => println!("{:<6} not allowed", direction.name()),
+        }
+    }
+    match rates.best() {
+        Some((direction, rate)) => println!("best   {} {rate:.10}", direction.name()),
+        None => println!("best   none: no move keeps the formation"),
+    }
+    Ok(())
+}
+
+fn info(dir: &Path) -> anyhow::Result<()> {
+    let table = Table::open(dir)?;
+    let mut out = std::io::stdout().lock();
+    let manifest = table.manifest();
+    writeln!(
+        out,
+        "table {} (formation {}, {:?} symmetry, target {}, 4-rate {})",
+        table.spec().name(),
+        manifest.formation.name,
+        manifest.formation.canon,
+        manifest.target,
+        manifest.four_rate
+    )?;
+    writeln!(
+        out,
+        "{} layers, target from layer {}, {} rates, pruned at {}, zstd level {}",
+        manifest.steps,
+        manifest.docheck,
+        manifest.options.precision,
+        manifest.options.prune,
+        manifest.options.level
+    )?;
+    writeln!(out, "layer   positions       bytes  bytes/position")?;
+    let (mut positions, mut bytes) = (0u64, 0u64);
+    for index in 0..manifest.steps {
+        let layer = table.layer(index)?;
+        let count = layer.header().positions;
+        let size = layer.data_bytes() as u64;
+        writeln!(
+            out,
+            "{index:5} {count:>11} {size:>11} {:>15.2}",
+            size as f64 / count.max(1) as f64
+        )?;
+        positions += count;
+        bytes += size;
+    }
+    writeln!(
+        out,
+        "total {positions:>11} {bytes:>11} {:>15.2}",
+        bytes as f64 / positions.max(1) as f64
+    )?;
+    Ok(())
+}
+
+fn verify(dir: &Path, samples: usize) -> anyhow::Result<()> {
+    let table = Table::open(dir)?;
+    let spec = table.spec();
+    let mover = Mover::new(spec.formation().large());
+    let options = table.manifest().options;
+    let tolerance = match options.precision {
+        Precision::F64 => 1e-12,
+        Precision::F32 => 1e-6,
+        Precision::U32 => 1e-8,
+        Precision::U16 => 1e-4,
+    };
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.steps() as u64);
+    let steps = spec.steps();
+    let (mut next, mut after) = (Solved::default(), Solved::default());
+    let mut checked = 0;
+    for index in (0..steps).rev() {
+        let layer = table
+            .layer(index)?
+            .read_all()
+            .with_context(|| format!("layer {index}"))?;
+        if !spec.is_horizon(index) && !layer.is_empty() {
+            for _ in 0..samples {
+                let position = (rng.next_u64() % layer.len() as u64) as usize;
+                let board = layer.boards()[position];
+                let stored = layer.rates()[position];
+                let recomputed = solve::rate(spec, &mover, board, index, &next, &after);
+                // Pruned children read as 0, so a pruned table can only
+                // recompute less.
+                let wrong = if options.prune > 0.0 {
+                    recomputed > stored + tolerance
+                } else {
+                    (recomputed - stored).abs() > tolerance
+                };
+                if wrong {
+                    bail!(
+                        "layer {index}: position {} is stored as {stored}, but its children give {recomputed}",
+                        hex::format(board)
+                    );
+                }
+                checked += 1;
+            }
+        }
+        after = std::mem::replace(&mut next, layer);
+    }
+    println!(
+        "{}: {steps} layer files intact, {checked} positions recomputed from their children",
+        spec.name()
+    );
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! `tb-build` as a user runs it: build, query, info, verify, a killed
+//! build resumed, and bad input.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn tb_build(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tb-build"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("tb-build runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// L3 with a near horizon: a table of some 100,000 positions.
+const SMALL_L3: &str = r#"{ "name": "L3near", "masks": ["0xfff0fff"],
+  "target_cells": "0xffffffffffffffff", "canon": "identity",
+  "seeds": ["0x100000001fff2fff", "0x000000012fff1fff"], "extra_steps": 16 }"#;
+
+fn layer_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "tbl"))
+        .map(|path| {
+            let bytes = std::fs::read(&path).unwrap();
+            (
+                path.file_name().unwrap().to_string_lossy().into_owned(),
+                bytes,
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn builds_queries_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    let output = tb_build(
+        &["build", "l3.json", "32", "-o", "t", "--precision", "f64"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    assert!(out.contains("building L3near-32"), "{out}");
+    assert!(out.contains("solved    layer    0"), "{out}");
+    assert!(out.contains("done: "), "{out}");
+    assert!(
+        !dir.path().join("t/work").exists(),
+        "the working files are removed"
+    );
+
+    // The seed, as stored (an afterstate), and a position to move from.
+    let output = tb_build(
+        &["query", "--table", "t", "--board", "0x100000001fff2fff"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    let rate: f64 = out
+        .lines()
+        .find_map(|line| line.strip_prefix("as an afterstate (after a move, before the spawn): "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rate > 0.5 && rate < 1.0, "{out}");
+    let output = tb_build(
+        &["query", "--table", "t", "--board", "0x110000001fff2fff"],
+        dir.path(),
+    );
+    let out = text(&output.stdout);
+    assert!(
+        out.contains("up     not allowed") && out.contains("best   "),
+        "{out}"
+    );
+
+    let output = tb_build(&["info", "t"], dir.path());
+    assert!(output.status.success());
+    assert!(text(&output.stdout).contains("table L3near-32"));
+    let output = tb_build(&["verify", "t"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("positions recomputed from their children"));
+
+    // A damaged layer is found by verify and by a query that reads it.
+    let layer = dir.path().join("t/layer-0000.tbl");
+    let mut bytes = std::fs::read(&layer).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    std::fs::write(&layer, bytes).unwrap();
+    for args in [
+        &["verify", "t"][..],
+        &["query", "--table", "t", "--board", "0x100000001fff2fff"],
+    ] {
+        let output = tb_build(args, dir.path());
+        assert!(!output.status.success());
+        let err = text(&output.stderr);
+        assert!(err.contains("layer-0000.tbl: checksum mismatch"), "{err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+}
+
+#[test]
+fn a_killed_build_resumes_to_the_same_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    let whole = tb_build(&["build", "l3.json", "32", "-o", "whole"], dir.path());
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    // Killed while generating, then while solving.
+    for line in ["generated layer   20", "solved    layer   30"] {
+        let _ = std::fs::remove_dir_all(dir.path().join("killed"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
+            .args(["build", "l3.json", "32", "-o", "killed"])
+            .current_dir(dir.path())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let seen = stdout
+            .lines()
+            .any(|printed| printed.unwrap().starts_with(line));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(seen, "the build printed {line:?}");
+        let manifest = std::fs::read_to_string(dir.path().join("killed/table.json")).unwrap();
+        assert!(
+            manifest.contains("\"complete\": false"),
+            "killed before the end"
+        );
+        let resumed = tb_build(&["build", "l3.json", "32", "-o", "killed"], dir.path());
+        assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+        assert!(text(&resumed.stdout).contains("resuming: "));
+        assert_eq!(
+            layer_files(&dir.path().join("killed")),
+            layer_files(&dir.path().join("whole"))
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.json"),
+        SMALL_L3.replace("0xfff0fff", "0xfff0ff1"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    for (args, message) in [
+        (
+            &["build", "L9", "64"][..],
+            "formation L9: unknown formation",
+        ),
+        (
+            &["build", "L3", "65536"],
+            "target 65536: targets go from 8 to 16384",
+        ),
+        (
+            &["build", "bad.json", "64"],
+            "must mark cells with whole F digits",
+        ),
+        (
+            &["query", "--table", "nowhere", "--board", "0x1"],
+            "nowhere/table.json",
+        ),
+        (&["info", "nowhere"], "nowhere/table.json"),
+    ] {
+        let output = tb_build(args, dir.path());
+        assert!(!output.status.success(), "{args:?}");
+        let err = text(&output.stderr);
+        assert!(err.contains(message), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(output.status.success());
+    for (board, message) in [
+        ("0x123", "tile sum 14 is not that of a layer"),
+        (
+            "0xffffff0000000112",
+            "no orientation of it fits formation L3near",
+        ),
+        ("0x1g", "not a hex number"),
+    ] {
+        let output = tb_build(&["query", "--table", "t", "--board", board], dir.path());
+        assert!(!output.status.success());
+        let err = text(&output.stderr);
+        assert!(err.contains(message), "{board}: {err}");
+    }
+    let output = tb_build(&["build", "L3", "64", "-o", "t"], dir.path());
+    assert!(text(&output.stderr).contains("holds another table"));
+}

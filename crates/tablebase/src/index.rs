@@ -1,0 +1,83 @@
+//! A bucket index over a sorted layer, so that a lookup searches a few
+//! dozen boards instead of the whole layer.
+//!
+//! The boards of a layer share many bits (the formation's large tiles sit in
+//! the same cells), so the index buckets them by their highest bits that
+//! vary, gathered with one `pext`. Since the bits above those do not vary,
+//! the bucket number never decreases along the sorted layer, and each bucket
+//! is a contiguous range: one table of starts finds it.
+
+use std::ops::Range;
+
+use board::bits::pext;
+
+/// Boards per bucket aimed at.
+const PER_BUCKET: usize = 16;
+
+/// The most bits (2^22 starts, 16 MiB).
+const MAX_BITS: u32 = 22;
+
+/// Where each bucket of a sorted layer starts.
+#[derive(Clone, Debug, Default)]
+pub struct Index {
+    mask: u64,
+    starts: Vec<u32>,
+}
+
+impl Index {
+    /// The index of `boards`, which are sorted.
+    pub fn new(boards: &[u64]) -> Self {
+        let wanted = (boards.len() / PER_BUCKET).max(1).ilog2().min(MAX_BITS);
+        let varying = boards.iter().fold(0, |or, &b| or | b)
+            ^ boards.iter().fold(u64::MAX, |and, &b| and & b);
+        let mut mask = 0u64;
+        let mut rest = varying;
+        for _ in 0..wanted.min(varying.count_ones()) {
+            let top = 63 - rest.leading_zeros();
+            mask |= 1 << top;
+            rest &= !(1 << top);
+        }
+        let buckets = 1usize << mask.count_ones();
+        let mut starts = Vec::with_capacity(buckets + 1);
+        for (position, &board) in boards.iter().enumerate() {
+            let bucket = pext(board, mask) as usize;
+            while starts.len() <= bucket {
+                starts.push(position as u32);
+            }
+        }
+        starts.resize(buckets + 1, boards.len() as u32);
+        Self { mask, starts }
+    }
+
+    /// The positions where `board` would be, if the layer holds it.
+    #[inline]
+    pub fn range(&self, board: u64) -> Range<usize> {
+        let bucket = pext(board, self.mask) as usize;
+        self.starts[bucket] as usize..self.starts[bucket + 1] as usize
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_board_is_in_its_range() {
+        // Constant high nibbles, varying low ones, as in a formation's layer.
+        let mut boards: Vec<u64> = (0..50_000u64)
+            .map(|i| 0xFFF0_FFF0_0000_0000 | (i * 2_654_435_761 % (1 << 36)))
+            .collect();
+        boards.sort_unstable();
+        boards.dedup();
+        let index = Index::new(&boards);
+        assert!(index.mask.count_ones() >= 10);
+        for (position, &board) in boards.iter().enumerate() {
+            assert!(index.range(board).contains(&position));
+        }
+        // Boards the layer lacks land in a range without them.
+        let missing = 0xFFF0_FFF1_0000_0000;
+        assert!(!boards[index.range(missing)].contains(&missing));
+        let empty = Index::new(&[]);
+        assert_eq!(empty.range(7), 0..0);
+    }
+}

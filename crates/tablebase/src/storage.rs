@@ -1,0 +1,458 @@
+//! Layer files: one solved layer, sorted boards with their success rates
+//! at a chosen precision, in independently compressed blocks behind an
+//! index, with a checksum (format in docs/tablebase.md).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::Error;
+use crate::solve::Solved;
+
+/// The first eight bytes of every layer file.
+pub const MAGIC: [u8; 8] = *b"2048labT";
+
+/// The layer file format this build writes and the newest it reads.
+pub const VERSION: u32 = 1;
+
+/// Positions per block: a lookup decompresses one block.
+pub const BLOCK: usize = 4096;
+
+/// The largest header accepted.
+const MAX_HEADER: u32 = 1 << 16;
+
+/// How success rates are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Precision {
+    /// 8-byte floats, as computed.
+    F64,
+    /// 4-byte floats.
+    F32,
+    /// 4-byte fixed point, 4,000,000,000 = 1 (the reference's default).
+    U32,
+    /// 2-byte fixed point, 65,535 = 1.
+    U16,
+}
+
+impl Precision {
+    /// Bytes per stored rate.
+    pub fn bytes(self) -> usize {
+        match self {
+            Self::F64 => 8,
+            Self::F32 | Self::U32 => 4,
+            Self::U16 => 2,
+        }
+    }
+
+    fn encode(self, rate: f64, out: &mut Vec<u8>) {
+        match self {
+            Self::F64 => out.extend(rate.to_le_bytes()),
+            Self::F32 => out.extend((rate as f32).to_le_bytes()),
+            Self::U32 => out.extend(((rate * 4e9).round() as u32).to_le_bytes()),
+            Self::U16 => out.extend(((rate * 65535.0).round() as u16).to_le_bytes()),
+        }
+    }
+
+    fn decode(self, bytes: &[u8]) -> f64 {
+        match self {
+            Self::F64 => f64::from_le_bytes(bytes.try_into().expect("8 bytes")),
+            Self::F32 => f64::from(f32::from_le_bytes(bytes.try_into().expect("4 bytes"))),
+            Self::U32 => f64::from(u32::from_le_bytes(bytes.try_into().expect("4 bytes"))) / 4e9,
+            Self::U16 => {
+                f64::from(u16::from_le_bytes(bytes.try_into().expect("2 bytes"))) / 65535.0
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for Precision {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::F64 => "f64",
+            Self::F32 => "f32",
+            Self::U32 => "u32",
+            Self::U16 => "u16",
+        })
+    }
+}
+
+impl FromStr for Precision {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "f64" => Ok(Self::F64),
+            "f32" => Ok(Self::F32),
+            "u32" => Ok(Self::U32),
+            "u16" => Ok(Self::U16),
+            _ => Err(format!("{text:?} is not a precision (f64, f32, u32, u16)")),
+        }
+    }
+}
+
+/// What a layer file says of itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LayerHeader {
+    /// The formation's name.
+    pub formation: String,
+    /// The target tile (64, 256, ...).
+    pub target: u32,
+    /// The probability of a 4.
+    pub four_rate: f64,
+    /// How the rates are stored.
+    pub precision: Precision,
+    /// The layer's index.
+    pub layer: usize,
+    /// The positions stored.
+    pub positions: u64,
+}
+
+/// One block's place in the file.
+#[derive(Clone, Copy, Debug)]
+struct BlockEntry {
+    first: u64,
+    offset: u64,
+    length: u32,
+}
+
+const ENTRY_BYTES: usize = 20;
+
+/// Writes `layer` (sorted boards) to `path` as a layer file: to a temporary
+/// name first, then renamed into place. Returns the bytes written.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write(path: &Path, header: &LayerHeader, layer: &Solved, level: i32) -> Result<u64, Error> {
+    let io_error = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let header_bytes = serde_json::to_vec(header).expect("a header always serialises");
+    let blocks: Vec<Vec<u8>> = {
+        use rayon::prelude::*;
+        layer
+            .boards()
+            .par_chunks(BLOCK)
+            .zip(layer.rates().par_chunks(BLOCK))
+            .map(|(boards, rates)| {
+                let raw = encode_block(boards, rates, header.precision);
+                zstd::bulk::compress(&raw, level).expect("compressing to memory cannot fail")
+            })
+            .collect()
+    };
+    let mut bytes = Vec::new();
+    bytes.extend(MAGIC);
+    bytes.extend(VERSION.to_le_bytes());
+    bytes.extend((header_bytes.len() as u32).to_le_bytes());
+    bytes.extend(&header_bytes);
+    bytes.extend((blocks.len() as u32).to_le_bytes());
+    let mut offset = 0u64;
+    for (block, first) in blocks
+        .iter()
+        .zip(layer.boards().chunks(BLOCK).map(|b| b[0]))
+    {
+        bytes.extend(first.to_le_bytes());
+        bytes.extend(offset.to_le_bytes());
+        bytes.extend((block.len() as u32).to_le_bytes());
+        offset += block.len() as u64;
+    }
+    let mut hasher = crc32fast::Hasher::new();
+    hasher.update(&bytes);
+    for block in &blocks {
+        hasher.update(block);
+    }
+    let checksum = hasher.finalize();
+    write_atomically(path, |file| {
+        let mut out = BufWriter::with_capacity(1 << 20, file);
+        out.write_all(&bytes)?;
+        for block in &blocks {
+            out.write_all(block)?;
+        }
+        out.write_all(&checksum.to_le_bytes())?;
+        out.into_inner().map_err(io::IntoInnerError::into_error)
+    })
+    .map_err(io_error)?;
+    Ok(bytes.len() as u64 + offset + 4)
+}
+
+/// A block before compression: the first board, the differences between
+/// neighbours (small numbers in sorted boards), each of the eight bytes of
+/// those u64 in a plane of its own so that the zero high bytes compress to
+/// nothing, then the rates.
+fn encode_block(boards: &[u64], rates: &[f64], precision: Precision) -> Vec<u8> {
+    let n = boards.len();
+    let mut raw = vec![0u8; 8 * n];
+    let mut previous = 0u64;
+    for (i, &board) in boards.iter().enumerate() {
+        let delta = board - previous;
+        previous = board;
+        for (plane, byte) in delta.to_le_bytes().into_iter().enumerate() {
+            raw[plane * n + i] = byte;
+        }
+    }
+    for &rate in rates {
+        precision.encode(rate, &mut raw);
+    }
+    raw
+}
+
+fn decode_block(raw: &[u8], n: usize, precision: Precision) -> Option<(Vec<u64>, Vec<f64>)> {
+    if raw.len() != n * (8 + precision.bytes()) {
+        return None;
+    }
+    let mut boards = Vec::with_capacity(n);
+    let mut previous = 0u64;
+    for i in 0..n {
+        let delta = u64::from_le_bytes(std::array::from_fn(|plane| raw[plane * n + i]));
+        previous = previous.wrapping_add(delta);
+        boards.push(previous);
+    }
+    let rates = raw[8 * n..]
+        .chunks_exact(precision.bytes())
+        .map(|bytes| precision.decode(bytes))
+        .collect();
+    Some((boards, rates))
+}
+
+/// A layer file opened for lookups: its header and block index in memory,
+/// the blocks read and decompressed on demand.
+#[derive(Debug)]
+pub struct LayerFile {
+    path: PathBuf,
+    header: LayerHeader,
+    blocks: Vec<BlockEntry>,
+    data: Vec<u8>,
+}
+
+impl LayerFile {
+    /// Opens and checks a layer file: magic, version, header, index and
+    /// checksum.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if it cannot be read; [`Error::File`] naming the
+    /// problem if it is not an intact layer file of a version this build
+    /// reads.
+    pub fn open(path: &Path) -> Result<Self, Error> {
+        let bad = |problem: String| Error::File {
+            path: path.to_owned(),
+            problem,
+        };
+        let mut bytes = Vec::new();
+        File::open(path)
+            .and_then(|mut file| file.read_to_end(&mut bytes))
+            .map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+        if bytes.len() < 24 || bytes[..8] != MAGIC {
+            return Err(bad("not a 2048lab tablebase layer file".to_owned()));
+        }
+        let (body, stored) = bytes.split_at(bytes.len() - 4);
+        if crc32fast::hash(body) != u32::from_le_bytes(stored.try_into().expect("4 bytes")) {
+            return Err(bad(
+                "checksum mismatch: the file is corrupt or truncated".to_owned()
+            ));
+        }
+        let version = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
+        if version != VERSION {
+            return Err(bad(format!(
+                "layer file format version {version}, this build reads version {VERSION}"
+            )));
+        }
+        let header_len = u32::from_le_bytes(body[12..16].try_into().expect("4 bytes"));
+        let header_end = 16 + header_len as usize;
+        if header_len > MAX_HEADER || header_end + 4 > body.len() {
+            return Err(bad(format!("corrupt header length {header_len}")));
+        }
+        let header: LayerHeader = serde_json::from_slice(&body[16..header_end])
+            .map_err(|error| bad(format!("corrupt header: {error}")))?;
+        let count = u32::from_le_bytes(
+            body[header_end..header_end + 4]
+                .try_into()
+                .expect("4 bytes"),
+        ) as usize;
+        let index_end = header_end + 4 + count * ENTRY_BYTES;
+        if index_end > body.len() || count != (header.positions as usize).div_ceil(BLOCK) {
+            return Err(bad(format!("corrupt block index ({count} blocks)")));
+        }
+        let blocks: Vec<BlockEntry> = body[header_end + 4..index_end]
+            .chunks_exact(ENTRY_BYTES)
+            .map(|entry| BlockEntry {
+                first: u64::from_le_bytes(entry[..8].try_into().expect("8 bytes")),
+                offset: u64::from_le_bytes(entry[8..16].try_into().expect("8 bytes")),
+                length: u32::from_le_bytes(entry[16..].try_into().expect("4 bytes")),
+            })
+            .collect();
+        let data = body[index_end..].to_vec();
+        if blocks
+            .iter()
+            .any(|block| block.offset + u64::from(block.length) > data.len() as u64)
+        {
+            return Err(bad(
+                "corrupt block index: a block lies past the end".to_owned()
+            ));
+        }
+        Ok(Self {
+            path: path.to_owned(),
+            header,
+            blocks,
+            data,
+        })
+    }
+
+    /// What the file says of itself.
+    pub fn header(&self) -> &LayerHeader {
+        &self.header
+    }
+
+    /// The compressed size of the positions, in bytes.
+    pub fn data_bytes(&self) -> usize {
+        self.data.len()
+    }
+
+    fn block(&self, number: usize) -> Result<(Vec<u64>, Vec<f64>), Error> {
+        let entry = self.blocks[number];
+        let n = if number + 1 == self.blocks.len() {
+            self.header.positions as usize - number * BLOCK
+        } else {
+            BLOCK
+        };
+        let start = entry.offset as usize;
+        let compressed = &self.data[start..start + entry.length as usize];
+        let capacity = n * (8 + self.header.precision.bytes());
+        let corrupt = || Error::File {
+            path: self.path.clone(),
+            problem: format!("block {number} is corrupt"),
+        };
+        let raw = zstd::bulk::decompress(compressed, capacity).map_err(|_| corrupt())?;
+        decode_block(&raw, n, self.header.precision).ok_or_else(corrupt)
+    }
+
+    /// The stored rate of a canonical board: 0 if the layer does not hold
+    /// it (never reached, worth 0, or pruned).
+    ///
+    /// # Errors
+    /// [`Error::File`] if its block is corrupt.
+    pub fn rate(&self, board: u64) -> Result<f64, Error> {
+        let number = self.blocks.partition_point(|block| block.first <= board);
+        if number == 0 {
+            return Ok(0.0);
+        }
+        let (boards, rates) = self.block(number - 1)?;
+        Ok(boards
+            .binary_search(&board)
+            .map_or(0.0, |index| rates[index]))
+    }
+
+    /// Every position and rate of the layer.
+    ///
+    /// # Errors
+    /// [`Error::File`] if a block is corrupt.
+    pub fn read_all(&self) -> Result<Solved, Error> {
+        let mut boards = Vec::with_capacity(self.header.positions as usize);
+        let mut rates = Vec::with_capacity(self.header.positions as usize);
+        for number in 0..self.blocks.len() {
+            let (block_boards, block_rates) = self.block(number)?;
+            boards.extend(block_boards);
+            rates.extend(block_rates);
+        }
+        if boards.windows(2).any(|pair| pair[0] >= pair[1]) {
+            return Err(Error::File {
+                path: self.path.clone(),
+                problem: "positions out of order: the file is corrupt".to_owned(),
+            });
+        }
+        Ok(Solved::new(boards, rates))
+    }
+}
+
+/// Writes a file through `write` under a temporary name beside `path`, then
+/// renames it into place: a reader never sees a half-written file.
+///
+/// # Errors
+/// The I/O error; the temporary file is removed.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(File) -> io::Result<File>,
+) -> io::Result<()> {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    let temporary = path.with_file_name(name);
+    let result = File::create(&temporary)
+        .and_then(write)
+        .and_then(|file| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layer() -> Solved {
+        let boards: Vec<u64> = (0..10_000u64).map(|i| 0xFFF0_0000 + i * i).collect();
+        let rates = (0..10_000).map(|i| f64::from(i) / 10_000.0).collect();
+        Solved::new(boards, rates)
+    }
+
+    fn header(precision: Precision) -> LayerHeader {
+        LayerHeader {
+            formation: "L3".into(),
+            target: 64,
+            four_rate: 0.1,
+            precision,
+            layer: 3,
+            positions: 10_000,
+        }
+    }
+
+    #[test]
+    fn layers_round_trip_at_every_precision() {
+        let dir = tempfile::tempdir().unwrap();
+        let layer = layer();
+        for (precision, tolerance) in [
+            (Precision::F64, 0.0),
+            (Precision::F32, 1e-7),
+            (Precision::U32, 2e-10),
+            (Precision::U16, 1e-5),
+        ] {
+            let path = dir.path().join("layer.tbl");
+            write(&path, &header(precision), &layer, 3).unwrap();
+            let file = LayerFile::open(&path).unwrap();
+            assert_eq!(file.header(), &header(precision));
+            let all = file.read_all().unwrap();
+            assert_eq!(all.boards(), layer.boards());
+            for (&stored, &exact) in all.rates().iter().zip(layer.rates()) {
+                assert!((stored - exact).abs() <= tolerance, "{precision:?}");
+            }
+            assert_eq!(file.rate(layer.boards()[5000]).unwrap(), all.rates()[5000]);
+            assert_eq!(file.rate(layer.boards()[5000] + 1).unwrap(), 0.0);
+            assert_eq!(file.rate(1).unwrap(), 0.0);
+        }
+    }
+
+    #[test]
+    fn damaged_files_are_clear_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer.tbl");
+        write(&path, &header(Precision::U32), &layer(), 3).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let error = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            LayerFile::open(&path).unwrap_err().to_string()
+        };
+        assert!(error(&bytes[..bytes.len() / 2]).contains("checksum mismatch"));
+        assert!(error(&bytes[..10]).contains("not a 2048lab tablebase layer file"));
+        let mut flipped = bytes.clone();
+        flipped[bytes.len() / 2] ^= 1;
+        assert!(error(&flipped).contains("checksum mismatch"));
+        assert!(error(b"hello").contains("not a 2048lab"));
+    }
+}

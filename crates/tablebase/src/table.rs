@@ -1,0 +1,162 @@
+//! A built table opened for lookups.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use board::{Board, Direction, Symmetry};
+
+use crate::builder::{Manifest, layer_path};
+use crate::storage::LayerFile;
+use crate::{Error, Mover, Spec, formation::tile_sum, hex};
+
+/// A finished table in its folder: success rates by position.
+#[derive(Debug)]
+pub struct Table {
+    dir: PathBuf,
+    manifest: Manifest,
+    spec: Spec,
+    mover: Mover,
+    layers: Vec<OnceLock<LayerFile>>,
+}
+
+/// The success rate of each move of a position, `None` for a move that is
+/// not allowed (it changes nothing, or leaves the formation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveRates {
+    /// Rates in [`Direction::ALL`] order: up, right, down, left.
+    pub rates: [Option<f64>; 4],
+}
+
+impl MoveRates {
+    /// The best move and its rate, the earlier direction on a tie.
+    pub fn best(&self) -> Option<(Direction, f64)> {
+        Direction::ALL
+            .into_iter()
+            .zip(self.rates)
+            .filter_map(|(direction, rate)| rate.map(|rate| (direction, rate)))
+            .fold(None, |best, (direction, rate)| match best {
+                Some((_, best_rate)) if best_rate >= rate => best,
+                _ => Some((direction, rate)),
+            })
+    }
+}
+
+impl Table {
+    /// Opens the table built in `dir`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::File`] for a missing, unreadable or
+    /// unfinished table.
+    pub fn open(dir: &Path) -> Result<Self, Error> {
+        let manifest = Manifest::read(dir)?;
+        if !manifest.complete {
+            return Err(Error::File {
+                path: dir.to_owned(),
+                problem: "the table is not finished: run the build again to complete it".to_owned(),
+            });
+        }
+        let spec = manifest.spec()?;
+        Ok(Self {
+            dir: dir.to_owned(),
+            mover: Mover::new(spec.formation().large()),
+            layers: (0..spec.steps()).map(|_| OnceLock::new()).collect(),
+            manifest,
+            spec,
+        })
+    }
+
+    /// What the table is.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// Its manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    /// Layer `index`'s file, opened and checked on first use.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::File`] if it is missing or damaged.
+    pub fn layer(&self, index: usize) -> Result<&LayerFile, Error> {
+        if let Some(file) = self.layers[index].get() {
+            return Ok(file);
+        }
+        let file = LayerFile::open(&layer_path(&self.dir, index))?;
+        let header = file.header();
+        if header.layer != index
+            || header.formation != self.spec.formation().name()
+            || header.precision != self.manifest.options.precision
+        {
+            return Err(Error::File {
+                path: layer_path(&self.dir, index),
+                problem: "belongs to another table".to_owned(),
+            });
+        }
+        Ok(self.layers[index].get_or_init(|| file))
+    }
+
+    /// The success rate of an afterstate (a position after a move, before
+    /// the spawn: what the table stores), in any of the eight orientations
+    /// of the formation: 0 for positions the table does not hold.
+    ///
+    /// # Errors
+    /// As [`Table::move_rates`].
+    pub fn afterstate_rate(&self, afterstate: u64) -> Result<f64, Error> {
+        let layer = self.layer_of(afterstate)?;
+        let (seen, _) = self.orient(afterstate)?;
+        self.layer(layer)?
+            .rate(self.spec.formation().canon().canonical(seen))
+    }
+
+    /// The board turned into the formation's orientation, and the symmetry
+    /// that does it.
+    fn orient(&self, board: u64) -> Result<(u64, Symmetry), Error> {
+        let formation = self.spec.formation();
+        Symmetry::ALL
+            .into_iter()
+            .map(|symmetry| (Board::from_raw(board).transform(symmetry).raw(), symmetry))
+            .find(|&(seen, _)| formation.fits(seen))
+            .ok_or_else(|| Error::Board {
+                input: hex::format(board),
+                problem: format!("no orientation of it fits formation {}", formation.name()),
+            })
+    }
+
+    fn layer_of(&self, board: u64) -> Result<usize, Error> {
+        self.spec
+            .layer_of_sum(tile_sum(board))
+            .ok_or_else(|| Error::Board {
+                input: hex::format(board),
+                problem: format!(
+                    "its tile sum {} is not that of a layer of {} (from {} in steps of 2)",
+                    tile_sum(board),
+                    self.spec.name(),
+                    self.spec.formation().seed_sum()
+                ),
+            })
+    }
+
+    /// The success rate of each move of `board`, a position to move from
+    /// (after the spawn), in any of the eight orientations of the
+    /// formation.
+    ///
+    /// # Errors
+    /// [`Error::Board`] if no orientation of the board fits the formation
+    /// or its tile sum is not the table's; file errors as [`Table::layer`].
+    pub fn move_rates(&self, board: u64) -> Result<MoveRates, Error> {
+        let formation = self.spec.formation();
+        let layer = self.layer_of(board)?;
+        let (seen, symmetry) = self.orient(board)?;
+        let file = self.layer(layer)?;
+        let mut rates = [None; 4];
+        for direction in Direction::ALL {
+            let moved = self.mover.slide(seen, symmetry.direction(direction));
+            if moved != seen && formation.fits(moved) {
+                rates[direction.index()] = Some(file.rate(formation.canon().canonical(moved))?);
+            }
+        }
+        Ok(MoveRates { rates })
+    }
+}
