@@ -50,6 +50,11 @@ enum Command {
         /// Do not store positions whose rate is at or below this
         #[arg(long, default_value_t = 0.0)]
         prune: f64,
+        /// Keep only the positions on optimal lines: those met by always
+        /// playing a best move from the seeds (much smaller; every position
+        /// it keeps has its exact rate and its best move)
+        #[arg(long)]
+        optimal_only: bool,
         /// zstd compression level of the layer files (1 to 19)
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=19))]
         level: i32,
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
             four_rate,
             precision,
             prune,
+            optimal_only,
             level,
             threads,
         } => {
@@ -112,6 +118,7 @@ fn main() -> ExitCode {
                     precision,
                     prune,
                     level,
+                    optimal_only,
                 },
             )
         }
@@ -200,6 +207,11 @@ fn build(spec: &Spec, dir: &Path, options: Options) -> anyhow::Result<()> {
             ));
             bar.inc(1);
         }
+        Event::Thinned { layer, kept, bytes } => {
+            say(format!(
+                "thinned   layer {layer:4}: {kept:>11} positions on optimal lines, {bytes:>10} bytes"
+            ));
+        }
     };
     let summary = builder::build(spec, dir, options, &mut report)?;
     bar.finish_and_clear();
@@ -238,6 +250,9 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
         "as an afterstate (after a move, before the spawn): {:.10}",
         table.afterstate_rate(board)?
     );
+    if table.manifest().options.optimal_only {
+        println!("(a table of optimal lines: positions off them are not stored and read as 0)");
+    }
     println!("its moves:");
     for direction in Direction::ALL {
         match rates.rates[direction.index()] {

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::solve::{self, Solved};
 use crate::storage::{self, LayerHeader, Precision, write_atomically};
-use crate::{Error, Formation, FormationSpec, Mover, Spec, generate};
+use crate::{Error, Formation, FormationSpec, Mover, Spec, generate, optimal};
 
 /// The manifest's format version.
 pub const MANIFEST_VERSION: u32 = 1;
@@ -34,6 +34,9 @@ pub struct Options {
     pub prune: f64,
     /// The zstd level of the layer files.
     pub level: i32,
+    /// Keep only the positions on optimal lines ([`crate::optimal`]).
+    #[serde(default)]
+    pub optimal_only: bool,
 }
 
 impl Default for Options {
@@ -42,6 +45,7 @@ impl Default for Options {
             precision: Precision::U32,
             prune: 0.0,
             level: 3,
+            optimal_only: false,
         }
     }
 }
@@ -182,6 +186,15 @@ pub enum Event {
         bytes: u64,
         /// The time it took.
         elapsed: Duration,
+    },
+    /// A layer was thinned to the positions on optimal lines.
+    Thinned {
+        /// Its index.
+        layer: usize,
+        /// The positions kept.
+        kept: usize,
+        /// The bytes of its file.
+        bytes: u64,
     },
 }
 
@@ -383,6 +396,13 @@ pub fn build(
             remove_if_present(&done)?;
         }
         after = std::mem::replace(&mut next, solved);
+    }
+    if options.optimal_only {
+        let (stored, bytes) =
+            optimal::thin(spec, dir, options.level, &mut |layer, kept, bytes| {
+                report(Event::Thinned { layer, kept, bytes });
+            })?;
+        (summary.stored, summary.bytes) = (stored, bytes);
     }
     fs::remove_dir_all(&work).map_err(io(&work))?;
     Manifest {

@@ -15,6 +15,7 @@ pub mod generate;
 pub mod hex;
 mod index;
 pub mod memory;
+pub mod optimal;
 mod slide;
 pub mod solve;
 mod spec;

@@ -61,6 +61,18 @@ impl Solved {
         }
     }
 
+    /// The positions of `wanted` (sorted) that the layer holds.
+    #[must_use]
+    pub fn only(&self, wanted: &[u64]) -> Self {
+        let (boards, rates) = self
+            .boards
+            .iter()
+            .zip(&self.rates)
+            .filter(|&(board, _)| wanted.binary_search(board).is_ok())
+            .unzip();
+        Self::new(boards, rates)
+    }
+
     /// The positions whose rate is above `threshold` (the reference stores
     /// those above 0; the others read as 0 anyway).
     #[must_use]

@@ -1,0 +1,114 @@
+//! Thinning a solved table to the positions on optimal lines: those a
+//! player who always takes a best move meets, from the seeds on.
+//!
+//! Such a table answers every question its player asks (the rate of each
+//! position it reaches, and which move is best there, since the best
+//! child is kept) in a fraction of the space. Rates are unchanged: a
+//! position's rate only needs its best children, which are kept, so
+//! `tb-build verify` still recomputes them exactly.
+
+use std::path::Path;
+
+use rayon::prelude::*;
+
+use crate::builder::layer_path;
+use crate::generate::empty_cells;
+use crate::solve::Solved;
+use crate::storage::{self, LayerFile};
+use crate::{Error, Mover, Spec};
+
+/// Rewrites every layer file of the solved table in `dir` with only the
+/// positions on optimal lines, calling `report` with each layer's index,
+/// positions kept and bytes. Returns the positions and bytes kept in all.
+///
+/// Ties between moves keep the first best in up, right, down, left order.
+/// Running it again (after a kill) gives the same files: a thinned layer
+/// still holds every best child.
+///
+/// # Errors
+/// [`Error::Io`] or [`Error::File`] for layer files that cannot be read
+/// or written.
+pub fn thin(
+    spec: &Spec,
+    dir: &Path,
+    level: i32,
+    report: &mut dyn FnMut(usize, usize, u64),
+) -> Result<(u64, u64), Error> {
+    let mover = Mover::new(spec.formation().large());
+    let steps = spec.steps();
+    let read = |layer: usize| -> Result<Solved, Error> {
+        if layer < steps {
+            LayerFile::open(&layer_path(dir, layer))?.read_all()
+        } else {
+            Ok(Solved::default())
+        }
+    };
+    // Boards reached so far in the next two layers.
+    let mut reached: Vec<Vec<u64>> = vec![Vec::new(); steps + 2];
+    let mut window = [read(0)?, read(1)?, read(2)?];
+    reached[0] = window[0].boards().to_vec();
+    let (mut stored, mut bytes) = (0u64, 0u64);
+    for index in 0..steps {
+        let mut wanted = std::mem::take(&mut reached[index]);
+        wanted.sort_unstable();
+        wanted.dedup();
+        let [layer, next, after] = &window;
+        let kept = layer.only(&wanted);
+        if !spec.is_horizon(index) {
+            let children: Vec<(bool, u64)> = kept
+                .boards()
+                .par_iter()
+                .filter(|&&board| !spec.is_won(board, index))
+                .flat_map_iter(|&board| best_children(spec, &mover, board, next, after))
+                .collect();
+            for (two, child) in children {
+                reached[index + if two { 1 } else { 2 }].push(child);
+            }
+        }
+        let file = LayerFile::open(&layer_path(dir, index))?;
+        let header = storage::LayerHeader {
+            positions: kept.len() as u64,
+            ..file.header().clone()
+        };
+        let written = storage::write(&layer_path(dir, index), &header, &kept, level)?;
+        report(index, kept.len(), written);
+        stored += kept.len() as u64;
+        bytes += written;
+        window = [
+            std::mem::take(&mut window[1]),
+            std::mem::take(&mut window[2]),
+            read(index + 3)?,
+        ];
+    }
+    Ok((stored, bytes))
+}
+
+/// For each empty cell and spawn of `board`, the first best move's child
+/// (with `true` after a 2), where one has a rate above 0.
+fn best_children(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    next: &Solved,
+    after: &Solved,
+) -> Vec<(bool, u64)> {
+    let formation = spec.formation();
+    let mut children = Vec::new();
+    for cell in empty_cells(board) {
+        for (two, exponent, layer) in [(true, 1u64, next), (false, 2, after)] {
+            let spawned = board | exponent << (4 * cell);
+            let mut best: Option<(f64, u64)> = None;
+            for moved in mover.slide_all(spawned) {
+                if moved != spawned && formation.fits(moved) {
+                    let child = formation.canon().canonical(moved);
+                    let rate = layer.rate(child);
+                    if rate > 0.0 && best.is_none_or(|(best_rate, _)| rate > best_rate) {
+                        best = Some((rate, child));
+                    }
+                }
+            }
+            children.extend(best.map(|(_, child)| (two, child)));
+        }
+    }
+    children
+}

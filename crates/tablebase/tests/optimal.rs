@@ -1,0 +1,83 @@
+//! Tables thinned to optimal lines: the same rates, every best child kept,
+//! and thinning again changes nothing.
+
+use std::path::Path;
+
+use tablebase::builder::{self, Options, layer_path};
+use tablebase::storage::{LayerFile, Precision};
+use tablebase::{Formation, Mover, Spec, optimal};
+
+fn build(spec: &Spec, dir: &Path, optimal_only: bool) {
+    let options = Options {
+        precision: Precision::F64,
+        optimal_only,
+        ..Options::default()
+    };
+    builder::build(spec, dir, options, &mut |_| {}).unwrap();
+}
+
+#[test]
+fn thinned_tables_keep_the_rates_and_the_best_children() {
+    let formation = Formation::builtin("L3").unwrap().with_extra_steps(12);
+    let spec = Spec::new(formation, 5, 0.1).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (full, thin) = (dir.path().join("full"), dir.path().join("thin"));
+    build(&spec, &full, false);
+    build(&spec, &thin, true);
+    let read = |dir: &Path, layer: usize| {
+        LayerFile::open(&layer_path(dir, layer))
+            .unwrap()
+            .read_all()
+            .unwrap()
+    };
+    let mover = Mover::new(spec.formation().large());
+    let (mut full_count, mut thin_count) = (0, 0);
+    for index in 0..spec.steps() {
+        let (whole, kept) = (read(&full, index), read(&thin, index));
+        full_count += whole.len();
+        thin_count += kept.len();
+        for (&board, &rate) in kept.boards().iter().zip(kept.rates()) {
+            assert_eq!(whole.rate(board), rate, "layer {index}");
+        }
+        if index == 0 {
+            assert_eq!(kept.len(), whole.len(), "every seed is kept");
+        }
+        if spec.is_horizon(index) {
+            continue;
+        }
+        // Each kept position's best child after each spawn is kept too.
+        let (next_full, next_thin) = (read(&full, index + 1), read(&thin, index + 1));
+        for &board in kept.boards().iter().filter(|&&b| !spec.is_won(b, index)) {
+            for cell in tablebase::generate::empty_cells(board) {
+                let spawned = board | 1 << (4 * cell);
+                let best = mover
+                    .slide_all(spawned)
+                    .into_iter()
+                    .filter(|&moved| moved != spawned && spec.formation().fits(moved))
+                    .map(|moved| next_full.rate(moved))
+                    .fold(0.0f64, f64::max);
+                let best_kept = mover
+                    .slide_all(spawned)
+                    .into_iter()
+                    .filter(|&moved| moved != spawned && spec.formation().fits(moved))
+                    .map(|moved| next_thin.rate(moved))
+                    .fold(0.0f64, f64::max);
+                assert_eq!(best, best_kept, "layer {index}");
+            }
+        }
+    }
+    assert!(
+        thin_count * 2 < full_count,
+        "{thin_count} of {full_count} kept"
+    );
+
+    // Thinning a thinned table again changes no file.
+    let before: Vec<Vec<u8>> = (0..spec.steps())
+        .map(|i| std::fs::read(layer_path(&thin, i)).unwrap())
+        .collect();
+    optimal::thin(&spec, &thin, 3, &mut |_, _, _| {}).unwrap();
+    let after: Vec<Vec<u8>> = (0..spec.steps())
+        .map(|i| std::fs::read(layer_path(&thin, i)).unwrap())
+        .collect();
+    assert!(before == after);
+}
