@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::file::is_2048lab_file;
-use crate::tdl2048::read_tdl2048;
+use crate::tdl2048::{describe, read_tdl2048};
 use crate::{Error, Network, Pattern, Stages, Table};
 
 /// A weight file, optionally with the tables to take from it:
@@ -176,8 +176,8 @@ impl Network {
             Some(expected) if !same_tables(expected, network.patterns()) => {
                 Err(Error::WrongNetwork {
                     path,
-                    found: list(network.patterns()),
-                    expected: list(expected),
+                    found: describe(network.patterns()),
+                    expected: describe(expected),
                 })
             }
             Some(expected) => {
@@ -316,14 +316,6 @@ fn assemble(entries: Vec<Entry>, stages: Option<&Stages>, path: &Path) -> Result
 
 fn same_tables(a: &[Pattern], b: &[Pattern]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_table(a, b))
-}
-
-fn list(patterns: &[Pattern]) -> String {
-    patterns
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// Whether two patterns read the same table (isomorphism aside, which weight

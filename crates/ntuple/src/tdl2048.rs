@@ -310,7 +310,8 @@ fn name_bytes(pattern: &Pattern, stage: usize) -> Option<[u8; 8]> {
     Some(bytes)
 }
 
-fn describe(patterns: &[Pattern]) -> String {
+/// The patterns as a line of text, `0123 4567`.
+pub(crate) fn describe(patterns: &[Pattern]) -> String {
     patterns
         .iter()
         .map(ToString::to_string)

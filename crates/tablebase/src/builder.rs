@@ -11,7 +11,7 @@
 //! it gives the same files as a build that was never interrupted.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -451,13 +451,10 @@ fn write_u64s(path: &Path, arrays: &[&[u64]]) -> Result<(), Error> {
 }
 
 fn read_u64s(path: &Path) -> Result<Vec<u64>, Error> {
-    let mut bytes = Vec::new();
-    File::open(path)
-        .and_then(|mut file| file.read_to_end(&mut bytes))
-        .map_err(|source| Error::Io {
-            path: path.to_owned(),
-            source,
-        })?;
+    let bytes = fs::read(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
     if bytes.len() % 8 != 0 {
         return Err(Error::File {
             path: path.to_owned(),

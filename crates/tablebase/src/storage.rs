@@ -3,7 +3,7 @@
 //! index, with a checksum (format in docs/tablebase.md).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Read, Write};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -241,13 +241,10 @@ impl LayerFile {
             path: path.to_owned(),
             problem,
         };
-        let mut bytes = Vec::new();
-        File::open(path)
-            .and_then(|mut file| file.read_to_end(&mut bytes))
-            .map_err(|source| Error::Io {
-                path: path.to_owned(),
-                source,
-            })?;
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
         if bytes.len() < 24 || bytes[..8] != MAGIC {
             return Err(bad("not a 2048lab tablebase layer file".to_owned()));
         }
