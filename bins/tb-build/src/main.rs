@@ -58,6 +58,11 @@ enum Command {
         /// zstd compression level of the layer files (1 to 19)
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=19))]
         level: i32,
+        /// Memory budget for generation (e.g. 4G): a layer whose children
+        /// would need more is generated in segments merged from disk
+        /// [default: half the memory available now]
+        #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
+        memory: Option<u64>,
         /// Threads [default: all cores]
         #[arg(short = 'p', long, value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
@@ -100,6 +105,7 @@ fn main() -> ExitCode {
             prune,
             optimal_only,
             level,
+            memory,
             threads,
         } => {
             if let Some(threads) = threads {
@@ -120,6 +126,7 @@ fn main() -> ExitCode {
                     level,
                     optimal_only,
                 },
+                memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)),
             )
         }
         Command::Query { table, board } => query(&table, &board),
@@ -142,16 +149,17 @@ fn main() -> ExitCode {
     })
 }
 
-fn build(spec: &Spec, dir: &Path, options: Options) -> anyhow::Result<()> {
+fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyhow::Result<()> {
     println!(
-        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {} threads)",
+        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {} threads, memory budget {})",
         spec.name(),
         dir.display(),
         spec.steps(),
         spec.docheck(),
         spec.four_rate(),
         options.precision,
-        rayon::current_num_threads()
+        rayon::current_num_threads(),
+        memory.map_or_else(|| "none".to_owned(), |bytes| format!("{} MiB", bytes >> 20))
     );
     let bar = ProgressBar::new(2 * spec.steps() as u64);
     bar.set_style(
@@ -213,7 +221,7 @@ fn build(spec: &Spec, dir: &Path, options: Options) -> anyhow::Result<()> {
             ));
         }
     };
-    let summary = builder::build(spec, dir, options, &mut report)?;
+    let summary = builder::build(spec, dir, options, memory, &mut report)?;
     bar.finish_and_clear();
     if summary.generated == 0 && summary.stored == 0 {
         return Ok(());

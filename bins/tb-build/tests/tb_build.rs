@@ -195,3 +195,29 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     let output = tb_build(&["build", "L3", "64", "-o", "t"], dir.path());
     assert!(text(&output.stderr).contains("holds another table"));
 }
+
+#[test]
+fn a_small_memory_budget_builds_the_same_table_in_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    let whole = tb_build(&["build", "l3.json", "32", "-o", "whole"], dir.path());
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let segmented = tb_build(
+        &[
+            "build",
+            "l3.json",
+            "32",
+            "-o",
+            "segmented",
+            "--memory",
+            "1K",
+        ],
+        dir.path(),
+    );
+    assert!(segmented.status.success(), "{}", text(&segmented.stderr));
+    assert!(text(&segmented.stdout).contains("memory budget 0 MiB"));
+    assert_eq!(
+        layer_files(&dir.path().join("segmented")),
+        layer_files(&dir.path().join("whole"))
+    );
+}

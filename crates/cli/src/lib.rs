@@ -91,7 +91,11 @@ fn parse_four_rate(text: &str) -> Result<f64, String> {
     Ok(rate)
 }
 
-fn parse_memory(text: &str) -> Result<u64, String> {
+/// Reads a size in bytes with an optional K, M, G or T suffix (`512M`, `8G`).
+///
+/// # Errors
+/// A message for anything else.
+pub fn parse_memory(text: &str) -> Result<u64, String> {
     parse_bytes(text).ok_or_else(|| format!("{text:?} is not a size (e.g. 512M, 8G)"))
 }
 

@@ -215,6 +215,11 @@ pub struct Summary {
 
 /// Builds the table of `spec` in `dir`, or finishes building it there.
 ///
+/// `memory` is the budget of generation, in bytes: a layer whose children
+/// would take more is generated in segments, each sorted into a run on disk,
+/// and the runs merged (the layers themselves are held whole). `None`: no
+/// limit.
+///
 /// # Errors
 /// [`Error::File`] if `dir` holds another table (or the same one stored
 /// otherwise); [`Error::Io`] for files that cannot be read or written.
@@ -222,6 +227,7 @@ pub fn build(
     spec: &Spec,
     dir: &Path,
     options: Options,
+    memory: Option<u64>,
     report: &mut dyn FnMut(Event),
 ) -> Result<Summary, Error> {
     let start = Instant::now();
@@ -327,7 +333,14 @@ pub fn build(
                     Some(layer) if spec.expands(layer) => recent[layer].as_ref().unwrap_or(&empty),
                     _ => &empty,
                 };
-                generate::layer(spec, &mover, index, parent(parents[0]), parent(parents[1]))
+                generate_layer(
+                    spec,
+                    &mover,
+                    index,
+                    [parent(parents[0]), parent(parents[1])],
+                    memory,
+                    &work,
+                )?
             };
             write_u64s(&boards_path(&work, index), &[&boards])?;
             summary.generated += boards.len() as u64;
@@ -413,6 +426,115 @@ pub fn build(
     summary.elapsed = start.elapsed();
     summary.peak_memory = peak_resident_bytes();
     Ok(summary)
+}
+
+/// Bytes of generated children per parent allowed for: up to 16 empty
+/// cells with 4 moves each, after the per-chunk deduplication, and the copy
+/// that sorting the segment makes.
+const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
+
+/// Generates layer `index` from its parents ([`generate::layer_runs`]),
+/// within `memory` if given: in segments whose sorted runs go to `work` and
+/// are merged back.
+fn generate_layer(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    [after_two, after_four]: [&[u64]; 2],
+    memory: Option<u64>,
+    work: &Path,
+) -> Result<Vec<u64>, Error> {
+    let segment = memory.map_or(usize::MAX, |bytes| {
+        usize::try_from(bytes / CHILD_BYTES_PER_PARENT)
+            .unwrap_or(usize::MAX)
+            .max(1 << 12)
+    });
+    let mut kept: Option<Vec<u64>> = None;
+    let mut spilled: Vec<PathBuf> = Vec::new();
+    let mut failed: Option<Error> = None;
+    generate::layer_runs(
+        spec,
+        mover,
+        index,
+        after_two,
+        after_four,
+        segment,
+        &mut |run| {
+            if failed.is_some() {
+                return;
+            }
+            match kept.take() {
+                // The first run stays in memory, unless a second one comes.
+                None if spilled.is_empty() => kept = Some(run),
+                first => {
+                    for run in first.into_iter().chain([run]) {
+                        let path = work.join(format!("run-{index:04}-{:04}", spilled.len()));
+                        if let Err(error) = write_u64s(&path, &[&run]) {
+                            failed = Some(error);
+                            return;
+                        }
+                        spilled.push(path);
+                    }
+                }
+            }
+        },
+    );
+    if let Some(error) = failed {
+        return Err(error);
+    }
+    if spilled.is_empty() {
+        return Ok(kept.unwrap_or_default());
+    }
+    let boards = merge_runs(&spilled)?;
+    for path in &spilled {
+        remove_if_present(path)?;
+    }
+    Ok(boards)
+}
+
+/// The sorted union, without repeats, of sorted runs of u64 in files.
+fn merge_runs(paths: &[PathBuf]) -> Result<Vec<u64>, Error> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    use std::io::{BufReader, Read};
+    let mut readers = paths
+        .iter()
+        .map(|path| {
+            File::open(path)
+                .map(|file| BufReader::with_capacity(1 << 16, file))
+                .map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut next = |run: usize| -> Result<Option<u64>, Error> {
+        let mut bytes = [0u8; 8];
+        match readers[run].read_exact(&mut bytes) {
+            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(source) => Err(Error::Io {
+                path: paths[run].clone(),
+                source,
+            }),
+        }
+    };
+    let mut heap = BinaryHeap::new();
+    for run in 0..paths.len() {
+        if let Some(board) = next(run)? {
+            heap.push(Reverse((board, run)));
+        }
+    }
+    let mut boards: Vec<u64> = Vec::new();
+    while let Some(Reverse((board, run))) = heap.pop() {
+        if boards.last() != Some(&board) {
+            boards.push(board);
+        }
+        if let Some(following) = next(run)? {
+            heap.push(Reverse((following, run)));
+        }
+    }
+    Ok(boards)
 }
 
 fn boards_path(work: &Path, index: usize) -> PathBuf {

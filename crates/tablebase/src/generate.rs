@@ -80,6 +80,34 @@ pub fn layer(
     after_two: &[u64],
     after_four: &[u64],
 ) -> Vec<u64> {
+    let mut runs = Vec::new();
+    layer_runs(
+        spec,
+        mover,
+        index,
+        after_two,
+        after_four,
+        usize::MAX,
+        &mut |run| {
+            runs.push(run);
+        },
+    );
+    runs.pop().unwrap_or_default()
+}
+
+/// [`layer`] in segments of at most `segment` parents, to bound the memory
+/// of the children: each segment's children are passed to `emit` as a
+/// sorted run without repeats (one run for the whole layer when `segment`
+/// covers it). The union of the runs is the layer.
+pub fn layer_runs(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    after_two: &[u64],
+    after_four: &[u64],
+    segment: usize,
+    emit: &mut dyn FnMut(Vec<u64>),
+) {
     let expand = |parents: &[u64], parent_layer: usize, exponent: u8| {
         parents
             .par_chunks(CHUNK)
@@ -101,10 +129,29 @@ pub fn layer(
             })
             .collect::<Vec<Vec<u64>>>()
     };
-    let mut parts = expand(after_two, index - 1, 1);
+    let mut sources = vec![(after_two, index - 1, 1)];
     if index >= 2 {
-        parts.extend(expand(after_four, index - 2, 2));
+        sources.push((after_four, index - 2, 2));
     }
+    let mut parts: Vec<Vec<u64>> = Vec::new();
+    let (mut parents, mut emitted) = (0usize, false);
+    for (layer, parent_layer, exponent) in sources {
+        for segment_parents in layer.chunks(segment.max(1)) {
+            parts.extend(expand(segment_parents, parent_layer, exponent));
+            parents += segment_parents.len();
+            if parents >= segment {
+                emit(merge(std::mem::take(&mut parts)));
+                (parents, emitted) = (0, true);
+            }
+        }
+    }
+    if !parts.is_empty() || !emitted {
+        emit(merge(parts));
+    }
+}
+
+/// The sorted union of sorted parts, without repeats.
+fn merge(parts: Vec<Vec<u64>>) -> Vec<u64> {
     let mut boards: Vec<u64> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
     for part in parts {
         boards.extend(part);
@@ -125,5 +172,29 @@ mod tests {
         assert_eq!(cells, [0, 1, 3, 8, 9, 10, 11, 12, 14]);
         assert_eq!(empty_cells(u64::MAX).count(), 0);
         assert_eq!(empty_cells(0).count(), 16);
+    }
+
+    #[test]
+    fn segments_make_the_same_layer() {
+        let spec = Spec::new(crate::Formation::builtin("442").unwrap(), 6, 0.1).unwrap();
+        let mover = Mover::new(spec.formation().large());
+        let mut layers = vec![spec.formation().layer_zero()];
+        let empty = Vec::new();
+        for index in 1..12 {
+            let two = &layers[index - 1];
+            let four = if index >= 2 {
+                &layers[index - 2]
+            } else {
+                &empty
+            };
+            let whole = layer(&spec, &mover, index, two, four);
+            let mut runs = Vec::new();
+            layer_runs(&spec, &mover, index, two, four, 7, &mut |run| {
+                runs.push(run)
+            });
+            assert!(runs.len() > 1 || two.len() + four.len() <= 7);
+            assert_eq!(merge(runs), whole);
+            layers.push(whole);
+        }
     }
 }

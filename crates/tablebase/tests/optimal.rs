@@ -13,7 +13,7 @@ fn build(spec: &Spec, dir: &Path, optimal_only: bool) {
         optimal_only,
         ..Options::default()
     };
-    builder::build(spec, dir, options, &mut |_| {}).unwrap();
+    builder::build(spec, dir, options, None, &mut |_| {}).unwrap();
 }
 
 #[test]
