@@ -293,22 +293,6 @@ impl Network {
         &self.stages
     }
 
-    /// Sets new stage thresholds, as many as the network has stages (the
-    /// thresholds are not in TDL2048+'s files).
-    ///
-    /// # Errors
-    /// [`Error::Stages`] for another number of stages.
-    pub fn set_stages(&mut self, stages: Stages) -> Result<(), Error> {
-        if stages.len() != self.stages.len() {
-            return Err(Error::Stages {
-                input: stages.to_string(),
-                problem: format!("the network has {} stages", self.stages.len()),
-            });
-        }
-        self.stages = stages;
-        Ok(())
-    }
-
     /// The weight tables: one per pattern in order, stage after stage.
     pub fn tables(&self) -> &[Table] {
         &self.tables

@@ -1,0 +1,62 @@
+//! A built table answers for any orientation of a position.
+
+use board::{Board, Direction, Symmetry};
+use tablebase::builder::{self, Options};
+use tablebase::{Formation, Spec, Table};
+
+#[test]
+fn every_orientation_gets_the_same_rates_for_the_same_moves() {
+    let spec = Spec::new(
+        Formation::builtin("L3").unwrap().with_extra_steps(8),
+        5,
+        0.1,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    builder::build(&spec, dir.path(), Options::default(), None, &mut |_| {}).unwrap();
+    let table = Table::open(dir.path()).unwrap();
+    let layer = table.layer(6).unwrap().read_all().unwrap();
+    let (mut checked, mut informative) = (0, 0);
+    // Positions to move from: stored afterstates with a 2 spawned.
+    for &afterstate in layer.boards().iter().step_by(37) {
+        let Some(cell) = (0..16).find(|&cell| (afterstate >> (4 * cell)) & 0xF == 0) else {
+            continue;
+        };
+        let board = afterstate | 1 << (4 * cell);
+        let rates = table.move_rates(board).unwrap();
+        informative += usize::from(
+            rates
+                .rates
+                .iter()
+                .flatten()
+                .any(|&rate| rate > 0.0 && rate < 1.0),
+        );
+        for symmetry in Symmetry::ALL {
+            let turned = Board::from_raw(board).transform(symmetry).raw();
+            let turned_rates = table.move_rates(turned).unwrap();
+            for direction in Direction::ALL {
+                assert_eq!(
+                    turned_rates.rates[symmetry.direction(direction).index()],
+                    rates.rates[direction.index()],
+                    "{symmetry:?} {direction:?}"
+                );
+            }
+            assert_eq!(
+                table
+                    .afterstate_rate(Board::from_raw(afterstate).transform(symmetry).raw())
+                    .unwrap(),
+                table.afterstate_rate(afterstate).unwrap()
+            );
+        }
+        checked += 1;
+    }
+    assert!(
+        checked > 10 && informative > 5,
+        "{checked} positions, {informative} with rates between 0 and 1"
+    );
+    // A rate read through the table is the stored one.
+    assert_eq!(
+        table.afterstate_rate(layer.boards()[0]).unwrap(),
+        layer.rates()[0]
+    );
+}
