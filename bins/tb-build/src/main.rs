@@ -47,8 +47,8 @@ enum Command {
         /// reference's default) or u16
         #[arg(long, default_value = "u32")]
         precision: Precision,
-        /// Do not store positions whose rate is at or below this
-        #[arg(long, default_value_t = 0.0)]
+        /// Do not store positions whose rate is at or below this (0 to 1)
+        #[arg(long, default_value_t = 0.0, value_parser = parse_prune)]
         prune: f64,
         /// Keep only the positions on optimal lines: those met by always
         /// playing a best move from the seeds (much smaller; every position
@@ -147,6 +147,13 @@ fn main() -> ExitCode {
             Ok(())
         }
     })
+}
+
+fn parse_prune(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if (0.0..1.0).contains(&rate) => Ok(rate),
+        _ => Err(format!("{text:?} is not a rate from 0 up to 1")),
+    }
 }
 
 fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyhow::Result<()> {
