@@ -366,7 +366,13 @@ pub fn build(
             solve::layer(spec, &mover, index, &boards, &next, &after)
         };
         let positions = boards.len();
-        let solved = Solved::new(boards, rates).above(0.0);
+        // Only rates above 0 are kept: a missing position reads as 0.
+        let (boards, rates) = boards
+            .into_iter()
+            .zip(rates)
+            .filter(|&(_, rate)| rate > 0.0)
+            .unzip();
+        let solved = Solved::new(boards, rates);
         write_rates(&rates_path(&work, index), &solved)?;
         let pruned;
         let kept = if options.prune > 0.0 {
