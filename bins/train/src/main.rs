@@ -134,7 +134,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     };
 
     let mut log = Log::open(args.play.log.as_deref())?;
-    let rate = learning.rate(&network);
+    let rate = learning.rate(network.feature_count());
     let extra = [format!(
         "alpha = {} (rate {rate:e} per feature), mode = {}",
         learning.alpha, learning.mode

@@ -1,11 +1,10 @@
 //! Playing one episode greedily on a network, learning from it or not.
 
-use board::{Afterstate, Board, SpawnRule, WideBoard};
-use ntuple::Network;
+use board::{Afterstate, Direction, WideBoard};
 use rand::Rng;
 use search::{Evaluator, Expectimax, Settings, TranspositionTable};
 
-use crate::Learning;
+use crate::{Game, Learning, Values};
 
 /// What one episode came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,27 +19,53 @@ pub struct Outcome {
     pub nodes: u64,
 }
 
-/// The move the greedy 1-ply player takes on `board`: the legal move with the
-/// largest reward + V(afterstate), the earlier of up, right, down, left on a
-/// tie (as TDL2048+). Returns the afterstate and its value V, or `None` when
-/// no move is legal.
+/// A move the greedy 1-ply player chose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice<B> {
+    /// The slide.
+    pub direction: Direction,
+    /// The position after the slide, before the spawn.
+    pub afterstate: B,
+    /// The slide's reward.
+    pub reward: u32,
+    /// The value of the afterstate.
+    pub value: f32,
+}
+
+/// The move the greedy 1-ply player takes on `board`: the legal slide with
+/// the largest reward + V(afterstate), the earlier of up, right, down, left
+/// on a tie (as TDL2048+), or `None` when no slide is legal.
 #[inline]
-pub fn best_move(network: &Network, board: Board) -> Option<(Afterstate, f32)> {
-    let afterstates = board.afterstates();
+pub fn best_move<G: Game, V: Values<G::Board>>(
+    game: &G,
+    values: &V,
+    board: G::Board,
+) -> Option<Choice<G::Board>> {
+    let afterstates = game.afterstates(board);
     // Start fetching every weight the four estimates need, so that their
     // memory accesses overlap instead of following one another.
-    for afterstate in afterstates.0.into_iter().flatten() {
-        network.prefetch(afterstate.board);
+    for &(afterstate, _) in afterstates.iter().flatten() {
+        values.prefetch(afterstate);
     }
-    let mut best: Option<(Afterstate, f32, f32)> = None;
-    for afterstate in afterstates.0.into_iter().flatten() {
-        let value = network.estimate(afterstate.board);
-        let total = afterstate.reward as f32 + value;
-        if best.is_none_or(|(_, _, best_total)| total > best_total) {
-            best = Some((afterstate, value, total));
+    let mut best: Option<(Choice<G::Board>, f32)> = None;
+    for (direction, &(afterstate, reward)) in Direction::ALL
+        .into_iter()
+        .zip(&afterstates)
+        .filter_map(|(direction, afterstate)| Some((direction, afterstate.as_ref()?)))
+    {
+        let value = values.estimate(afterstate);
+        let total = reward as f32 + value;
+        if best.is_none_or(|(_, best_total)| total > best_total) {
+            let choice = Choice {
+                direction,
+                afterstate,
+                reward,
+                value,
+            };
+            best = Some((choice, total));
         }
     }
-    best.map(|(afterstate, value, _)| (afterstate, value))
+    best.map(|(choice, _)| choice)
 }
 
 /// Plays one episode from a fresh board without learning, choosing each move
@@ -97,20 +122,20 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
     }
 }
 
-/// Plays one episode from a fresh board, choosing moves with [`best_move`]
-/// and learning as `learning` says (`None`: play only).
-pub fn play<R: Rng>(
-    network: &Network,
-    spawns: &SpawnRule,
+/// Plays one episode of `game` from a fresh board, choosing moves with
+/// [`best_move`] and learning as `learning` says (`None`: play only).
+pub fn play<G: Game, V: Values<G::Board>, R: Rng>(
+    game: &G,
+    values: &V,
     learning: Option<&Learning>,
     rng: &mut R,
 ) -> Outcome {
-    let rate = learning.map_or(0.0, |learning| learning.rate(network));
+    let rate = learning.map_or(0.0, |learning| learning.rate(values.feature_count()));
     match learning.map(|learning| learning.mode) {
-        None => play_online(network, spawns, None, rng),
-        Some(crate::Mode::Online) => play_online(network, spawns, Some((rate, false)), rng),
-        Some(crate::Mode::Forward) => play_online(network, spawns, Some((rate, true)), rng),
-        Some(crate::Mode::Backward) => play_backward(network, spawns, rate, rng),
+        None => play_online(game, values, None, rng),
+        Some(crate::Mode::Online) => play_online(game, values, Some((rate, false)), rng),
+        Some(crate::Mode::Forward) => play_online(game, values, Some((rate, true)), rng),
+        Some(crate::Mode::Backward) => play_backward(game, values, rate, rng),
     }
 }
 
@@ -118,44 +143,40 @@ pub fn play<R: Rng>(
 /// chosen (when `learn` is set): towards r + V(next afterstate), from the
 /// value cached when it was chosen, or re-estimated if `learn.1` (forward).
 /// The last afterstate's target is 0.
-fn play_online<R: Rng>(
-    network: &Network,
-    spawns: &SpawnRule,
+fn play_online<G: Game, V: Values<G::Board>, R: Rng>(
+    game: &G,
+    values: &V,
     learn: Option<(f32, bool)>,
     rng: &mut R,
 ) -> Outcome {
-    let mut board = spawns.initial(rng);
+    let mut board = game.initial(rng);
     let (mut score, mut moves) = (0u64, 0u64);
-    let mut previous: Option<(Board, f32)> = None;
-    while let Some((afterstate, value)) = best_move(network, board) {
-        if let (Some((rate, reestimate)), Some((before, cached))) = (learn, previous) {
-            let current = if reestimate {
-                network.estimate(before)
-            } else {
-                cached
-            };
-            let target = afterstate.reward as f32 + value;
-            network.update(before, rate * (target - current));
-        }
-        previous = Some((afterstate.board, value));
-        score += u64::from(afterstate.reward);
-        moves += 1;
-        board = spawns
-            .spawn(afterstate.board, rng)
-            .expect("a legal move leaves an empty cell");
-    }
-    if let (Some((rate, reestimate)), Some((before, cached))) = (learn, previous) {
-        let current = if reestimate {
-            network.estimate(before)
+    let mut previous: Option<(G::Board, f32)> = None;
+    let current = |(before, cached): (G::Board, f32), reestimate: bool| {
+        if reestimate {
+            values.estimate(before)
         } else {
             cached
-        };
-        network.update(before, rate * -current);
+        }
+    };
+    while let Some(choice) = best_move(game, values, board) {
+        if let (Some((rate, reestimate)), Some(previous)) = (learn, previous) {
+            let target = choice.reward as f32 + choice.value;
+            let error = target - current(previous, reestimate);
+            values.update(previous.0, rate * error);
+        }
+        previous = Some((choice.afterstate, choice.value));
+        score += u64::from(choice.reward);
+        moves += 1;
+        board = game.spawn(choice.afterstate, rng);
+    }
+    if let (Some((rate, reestimate)), Some(previous)) = (learn, previous) {
+        values.update(previous.0, rate * -current(previous, reestimate));
     }
     Outcome {
         score,
         moves,
-        max_tile: board.max_tile(),
+        max_tile: game.max_tile(board),
         nodes: 0,
     }
 }
@@ -163,25 +184,28 @@ fn play_online<R: Rng>(
 /// Plays the whole episode, then updates its afterstates from the last to
 /// the first, each towards the reward of the next move plus the freshly
 /// updated value of the next afterstate.
-fn play_backward<R: Rng>(network: &Network, spawns: &SpawnRule, rate: f32, rng: &mut R) -> Outcome {
-    let mut board = spawns.initial(rng);
-    let mut path: Vec<Afterstate> = Vec::with_capacity(1024);
-    while let Some((afterstate, _)) = best_move(network, board) {
-        path.push(afterstate);
-        board = spawns
-            .spawn(afterstate.board, rng)
-            .expect("a legal move leaves an empty cell");
+fn play_backward<G: Game, V: Values<G::Board>, R: Rng>(
+    game: &G,
+    values: &V,
+    rate: f32,
+    rng: &mut R,
+) -> Outcome {
+    let mut board = game.initial(rng);
+    let mut path: Vec<(G::Board, u32)> = Vec::with_capacity(1024);
+    while let Some(choice) = best_move(game, values, board) {
+        path.push((choice.afterstate, choice.reward));
+        board = game.spawn(choice.afterstate, rng);
     }
     let mut target = 0.0f32;
-    for afterstate in path.iter().rev() {
-        let error = target - network.estimate(afterstate.board);
-        let updated = network.update(afterstate.board, rate * error);
-        target = afterstate.reward as f32 + updated;
+    for &(afterstate, reward) in path.iter().rev() {
+        let error = target - values.estimate(afterstate);
+        let updated = values.update(afterstate, rate * error);
+        target = reward as f32 + updated;
     }
     Outcome {
-        score: path.iter().map(|a| u64::from(a.reward)).sum(),
+        score: path.iter().map(|&(_, reward)| u64::from(reward)).sum(),
         moves: path.len() as u64,
-        max_tile: board.max_tile(),
+        max_tile: game.max_tile(board),
         nodes: 0,
     }
 }

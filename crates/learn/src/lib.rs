@@ -30,6 +30,7 @@
 pub mod checkpoint;
 mod episode;
 mod error;
+mod game;
 mod log;
 pub mod logfile;
 mod run;
@@ -40,15 +41,15 @@ mod stats;
 use std::fmt;
 use std::str::FromStr;
 
-use ntuple::Network;
 use serde::{Deserialize, Serialize};
 
-pub use episode::{Outcome, best_move, play, play_searched};
+pub use episode::{Choice, Outcome, best_move, play, play_searched};
 pub use error::Error;
+pub use game::{Game, Values};
 pub use log::Log;
-pub use run::{Block, Plan, Player, Run};
+pub use run::{Block, Plan, Player, Run, play_episodes};
 pub use seed::{episode_rng, seed_from_text};
-pub use stats::{Stats, TileRow, block_report, summary};
+pub use stats::{Stats, TILE_KINDS, TileRow, block_report, summary};
 
 /// When the afterstates of an episode are updated (TDL2048+'s modes).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -113,10 +114,8 @@ impl Default for Learning {
 impl Learning {
     /// The step applied to every feature per unit of error: alpha divided by
     /// the norm.
-    pub fn rate(&self, network: &Network) -> f32 {
-        let norm = self
-            .norm
-            .map_or(network.feature_count(), |norm| norm as usize);
+    pub fn rate(&self, feature_count: usize) -> f32 {
+        let norm = self.norm.map_or(feature_count, |norm| norm as usize);
         self.alpha / norm.max(1) as f32
     }
 }

@@ -10,7 +10,7 @@ use ntuple::Network;
 use search::{Evaluator, TranspositionTable};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Learning, Stats, block_report, episode, seed};
+use crate::{Error, Learning, Outcome, Stats, block_report, episode, seed};
 
 /// How many episodes a run plays: `blocks` blocks of `block_size`.
 ///
@@ -140,7 +140,7 @@ impl Run<'_> {
             let mut rng = seed::episode_rng(self.seed, first + episode);
             match self.player {
                 Player::Greedy { network, learning } => {
-                    episode::play(network, &self.spawns, learning.as_ref(), &mut rng)
+                    episode::play(&self.spawns, network, learning.as_ref(), &mut rng)
                 }
                 Player::Search {
                     evaluator,
@@ -156,34 +156,7 @@ impl Run<'_> {
                 }
             }
         };
-        if self.threads <= 1 {
-            let mut stats = Stats::default();
-            (0..size).for_each(|episode| stats.record(play(episode)));
-            return stats;
-        }
-        let next = AtomicU64::new(0);
-        std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..self.threads)
-                .map(|_| {
-                    scope.spawn(|| {
-                        let mut stats = Stats::default();
-                        loop {
-                            let episode = next.fetch_add(1, Ordering::Relaxed);
-                            if episode >= size {
-                                break stats;
-                            }
-                            stats.record(play(episode));
-                        }
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .fold(Stats::default(), |mut all, worker| {
-                    all.merge(&worker.join().expect("a worker thread panicked"));
-                    all
-                })
-        })
+        play_episodes(size, self.threads, play)
     }
 
     /// Plays the blocks from `first_block` to the end of the plan, adding
@@ -212,6 +185,42 @@ impl Run<'_> {
         }
         Ok(start.elapsed())
     }
+}
+
+/// Plays episodes `0..count` with `play`, on `threads` threads that take
+/// the next episode as they finish one, and gathers their statistics.
+///
+/// Which thread plays an episode does not change it: `play` gets its number,
+/// from which it derives its generator ([`crate::episode_rng`]).
+pub fn play_episodes(count: u64, threads: usize, play: impl Fn(u64) -> Outcome + Sync) -> Stats {
+    if threads <= 1 {
+        let mut stats = Stats::default();
+        (0..count).for_each(|episode| stats.record(play(episode)));
+        return stats;
+    }
+    let next = AtomicU64::new(0);
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut stats = Stats::default();
+                    loop {
+                        let episode = next.fetch_add(1, Ordering::Relaxed);
+                        if episode >= count {
+                            break stats;
+                        }
+                        stats.record(play(episode));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .fold(Stats::default(), |mut all, worker| {
+                all.merge(&worker.join().expect("a worker thread panicked"));
+                all
+            })
+    })
 }
 
 #[cfg(test)]

@@ -20,6 +20,10 @@ pub struct TileRow {
     pub moves: u64,
 }
 
+/// The tile kinds [`Stats`] counts games by: exponents up to 2^31 in 2048,
+/// Fibonacci indices up to 31 in 2584.
+pub const TILE_KINDS: usize = 32;
+
 /// Totals over a set of episodes, mergeable across threads and blocks.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stats {
@@ -31,9 +35,11 @@ pub struct Stats {
     pub score: u64,
     /// The best score.
     pub max_score: u64,
-    /// Episodes by the exponent of the largest tile they reached (up to
-    /// 2^19, for games on the wide board).
-    pub by_tile: [TileRow; 20],
+    /// Episodes by the kind of the largest tile they reached: its exponent
+    /// in 2048 (up to 2^19, for games on the wide board), its Fibonacci index
+    /// in 2584.
+    #[serde(deserialize_with = "tile_rows")]
+    pub by_tile: [TileRow; TILE_KINDS],
     /// Search nodes visited choosing the moves (0 for the 1-ply player).
     #[serde(default)]
     pub nodes: u64,
@@ -47,7 +53,7 @@ impl Stats {
         self.score += outcome.score;
         self.max_score = self.max_score.max(outcome.score);
         self.nodes += outcome.nodes;
-        let row = &mut self.by_tile[usize::from(outcome.max_tile.min(19))];
+        let row = &mut self.by_tile[usize::from(outcome.max_tile.min(TILE_KINDS as u8 - 1))];
         row.episodes += 1;
         row.score += outcome.score;
         row.moves += outcome.moves;
@@ -83,7 +89,7 @@ impl Stats {
     /// The share of episodes (0 to 1) whose largest tile was `exponent` or
     /// more.
     pub fn reach_rate(&self, exponent: u8) -> f64 {
-        let reached: u64 = self.by_tile[usize::from(exponent.min(19))..]
+        let reached: u64 = self.by_tile[usize::from(exponent.min(TILE_KINDS as u8 - 1))..]
             .iter()
             .map(|row| row.episodes)
             .sum();
@@ -105,6 +111,23 @@ impl Stats {
 }
 
 /// Moves per second, as `1364722.07ops`.
+/// Reads up to [`TILE_KINDS`] rows, so that checkpoints written when fewer
+/// kinds were counted still resume.
+fn tile_rows<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<[TileRow; TILE_KINDS], D::Error> {
+    let rows = Vec::<TileRow>::deserialize(deserializer)?;
+    if rows.len() > TILE_KINDS {
+        return Err(serde::de::Error::invalid_length(
+            rows.len(),
+            &"at most 32 tile rows",
+        ));
+    }
+    let mut all = [TileRow::default(); TILE_KINDS];
+    all[..rows.len()].copy_from_slice(&rows);
+    Ok(all)
+}
+
 fn ops(moves: u64, elapsed: Duration) -> String {
     format!("{:.2}ops", moves as f64 / elapsed.as_secs_f64().max(1e-9))
 }

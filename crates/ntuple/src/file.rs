@@ -8,14 +8,18 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::memory::available_memory;
-use crate::{Error, Network, Pattern, Stages};
+use crate::memory::{available_memory, format_bytes};
+use crate::{Error, Network, Pattern, Stages, Table};
 
 /// The first eight bytes of every 2048lab weight file.
 pub const MAGIC: [u8; 8] = *b"2048labW";
 
 /// The format version this build writes and the newest it reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
+
+/// The game of 2048's weight files: the `game` of [`Weights`] written by
+/// [`Network::save`].
+pub const GAME_2048: &str = "2048";
 
 /// Free-form facts stored with the weights (episodes trained, settings),
 /// as key-value text.
@@ -37,6 +41,37 @@ struct Header {
     /// The tile sums where the stages start (`[0]` for one stage). Version 1
     /// files have no stages field and one stage.
     stages: Vec<u32>,
+    /// The game the weights are for (`"2048"`, `"2584"`). Files before
+    /// version 3 are 2048's.
+    game: String,
+    /// The values a cell takes in a table index: a pattern of n cells has
+    /// radix^n entries. Files before version 3 have 16.
+    radix: u32,
+}
+
+/// The header of format version 2: no game, radix 16.
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
+struct HeaderV2 {
+    patterns: Vec<String>,
+    element: String,
+    entries: Vec<u64>,
+    metadata: Metadata,
+    stages: Vec<u32>,
+}
+
+impl From<HeaderV2> for Header {
+    fn from(header: HeaderV2) -> Self {
+        Self {
+            patterns: header.patterns,
+            element: header.element,
+            entries: header.entries,
+            metadata: header.metadata,
+            stages: header.stages,
+            game: GAME_2048.to_owned(),
+            radix: 16,
+        }
+    }
 }
 
 /// The header of format version 1: one stage.
@@ -51,14 +86,36 @@ struct HeaderV1 {
 
 impl From<HeaderV1> for Header {
     fn from(header: HeaderV1) -> Self {
-        Self {
+        HeaderV2 {
             patterns: header.patterns,
             element: header.element,
             entries: header.entries,
             metadata: header.metadata,
             stages: vec![0],
         }
+        .into()
     }
+}
+
+/// The contents of a weight file of any game: patterns, tables and what
+/// was stored beside them. Games other than 2048 keep their networks in
+/// this container ([`Weights::save`], [`Weights::load`]), so that a file of
+/// one game is never taken for another's.
+#[derive(Debug)]
+pub struct Weights {
+    /// The game the weights are for, such as [`GAME_2048`].
+    pub game: String,
+    /// The patterns of a stage, in order.
+    pub patterns: Vec<Pattern>,
+    /// The values a cell takes in a table index.
+    pub radix: u32,
+    /// The stages (one for most networks).
+    pub stages: Stages,
+    /// One table per pattern and stage, stage after stage, each of
+    /// [`Pattern::entries`] entries.
+    pub tables: Vec<Table>,
+    /// Free-form facts stored with the weights.
+    pub metadata: Metadata,
 }
 
 /// A network read from a file, with the metadata saved beside it.
@@ -117,71 +174,84 @@ pub(crate) fn is_2048lab_file(path: &Path) -> Result<bool, Error> {
     Ok(read == 8 && start == MAGIC)
 }
 
-impl Network {
-    /// Writes the network and `metadata` to `path`: first to a temporary
-    /// file beside it, then renamed into place, so an interrupted save never
-    /// leaves a half-written file under the real name.
+impl Weights {
+    /// Zeroed tables for `patterns` with `radix` values a cell, one set per
+    /// stage, refused if they need more than `limit` bytes.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file if writing fails.
-    pub fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), Error> {
-        let header = Header {
-            patterns: self.patterns().iter().map(ToString::to_string).collect(),
-            element: "f32".to_owned(),
-            entries: self
-                .patterns()
-                .iter()
-                .map(|p| p.table_len() as u64)
-                .collect(),
-            metadata: metadata.clone(),
-            stages: self.stages().thresholds().to_vec(),
-        };
-        let header = bincode::serde::encode_to_vec(&header, bincode_config())
-            .expect("a header always encodes");
-        write_atomically(path, |file| {
-            let mut out = Checksummed {
-                inner: BufWriter::with_capacity(1 << 20, file),
-                hasher: crc32fast::Hasher::new(),
-            };
-            out.write_all(&MAGIC)?;
-            out.write_all(&VERSION.to_le_bytes())?;
-            out.write_all(&(header.len() as u32).to_le_bytes())?;
-            out.write_all(&header)?;
-            for table in self.tables() {
-                table.write_to(&mut out)?;
-            }
-            let checksum = out.hasher.clone().finalize();
-            let mut inner = out.inner;
-            inner.write_all(&checksum.to_le_bytes())?;
-            inner.into_inner().map_err(io::IntoInnerError::into_error)
+    /// [`Error::TooLarge`] over the limit, before anything is allocated;
+    /// [`Error::Memory`] if allocation fails; [`Error::EmptyNetwork`]
+    /// without patterns.
+    pub fn zeroed(
+        game: &str,
+        patterns: Vec<Pattern>,
+        radix: u32,
+        stages: Stages,
+        limit: u64,
+    ) -> Result<Self, Error> {
+        if patterns.is_empty() {
+            return Err(Error::EmptyNetwork);
+        }
+        let needed = table_bytes(&patterns, radix) * stages.len() as u64;
+        if needed > limit {
+            return Err(Error::TooLarge {
+                network: describe(&patterns, radix, &stages),
+                needed,
+                limit,
+            });
+        }
+        let tables = (0..stages.len())
+            .flat_map(|_| &patterns)
+            .map(|pattern| Table::zeroed(pattern.entries(radix)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|source| Error::Memory { needed, source })?;
+        Ok(Self {
+            game: game.to_owned(),
+            patterns,
+            radix,
+            stages,
+            tables,
+            metadata: Metadata::new(),
         })
     }
 
-    /// Reads a network from `path`. With `expected`, the file must hold
-    /// exactly those patterns.
+    /// Writes the weights to `path`: first to a temporary file beside it,
+    /// then renamed into place, so an interrupted save never leaves a
+    /// half-written file under the real name.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file if writing fails.
+    pub fn save(&self, path: &Path) -> Result<(), Error> {
+        save(
+            path,
+            &self.game,
+            &self.patterns,
+            self.radix,
+            &self.stages,
+            &self.tables,
+            &self.metadata,
+        )
+    }
+
+    /// Reads the weights of a `game` network from `path`. With `expected`,
+    /// the file must hold exactly those patterns. Tables needing more than
+    /// `limit` bytes are refused before they are allocated.
     ///
     /// The tables are read in one bulk read each, straight into their
     /// memory, and the checksum over the whole file is verified.
     ///
     /// # Errors
     /// [`Error::File`] naming the file and the problem for anything that is
-    /// not a complete, intact 2048lab weight file of a version this build
-    /// reads; [`Error::WrongNetwork`] for another network than `expected`;
-    /// [`Error::Io`], [`Error::TooLarge`] and [`Error::Memory`] as they come.
-    pub fn load(path: &Path, expected: Option<&[Pattern]>) -> Result<Loaded, Error> {
-        Self::load_with_limit(path, expected, available_memory().unwrap_or(u64::MAX))
-    }
-
-    /// [`Network::load`], refusing a network whose tables need more than
-    /// `limit` bytes before allocating them.
-    ///
-    /// # Errors
-    /// As [`Network::load`].
-    pub fn load_with_limit(
+    /// not a complete, intact 2048lab weight file of `game` of a version this
+    /// build reads; [`Error::WrongNetwork`] for another network than
+    /// `expected`; [`Error::Io`], [`Error::TooLarge`] and [`Error::Memory`]
+    /// as they come.
+    pub fn load(
         path: &Path,
+        game: &str,
         expected: Option<&[Pattern]>,
         limit: u64,
-    ) -> Result<Loaded, Error> {
+    ) -> Result<Self, Error> {
         let io_error = |source| Error::Io {
             path: path.to_owned(),
             source,
@@ -225,18 +295,14 @@ impl Network {
         }
         let mut header = vec![0; header_len as usize];
         input.read_exact(&mut header).map_err(io_error)?;
-        let corrupt = |error: bincode::error::DecodeError| bad(format!("corrupt header: {error}"));
-        let header: Header = match version {
-            1 => bincode::serde::decode_from_slice::<HeaderV1, _>(&header, bincode_config())
-                .map_err(corrupt)?
-                .0
-                .into(),
-            _ => {
-                bincode::serde::decode_from_slice(&header, bincode_config())
-                    .map_err(corrupt)?
-                    .0
-            }
-        };
+        let header = decode_header(version, &header)
+            .map_err(|error| bad(format!("corrupt header: {error}")))?;
+        if header.game != game {
+            return Err(bad(format!(
+                "weights for the game {}, not {game}",
+                header.game
+            )));
+        }
         let stages = Stages::new(header.stages.clone())
             .map_err(|error| bad(format!("corrupt header: {error}")))?;
         let patterns = header
@@ -251,7 +317,13 @@ impl Network {
                 header.element
             )));
         }
-        let entries: Vec<u64> = patterns.iter().map(|p| p.table_len() as u64).collect();
+        if !(2..=256).contains(&header.radix) {
+            return Err(bad(format!("corrupt header: radix {}", header.radix)));
+        }
+        let entries: Vec<u64> = patterns
+            .iter()
+            .map(|p| p.entries(header.radix) as u64)
+            .collect();
         if header.entries != entries {
             return Err(bad(
                 "corrupt header: table sizes do not match the patterns".into()
@@ -281,8 +353,8 @@ impl Network {
                     .join(" "),
             });
         }
-        let mut network = Network::allocate(patterns, stages, limit)?;
-        for table in network.tables_mut() {
+        let mut weights = Self::zeroed(game, patterns, header.radix, stages, limit)?;
+        for table in &mut weights.tables {
             table.read_from(&mut input).map_err(io_error)?;
         }
         let computed = input.hasher.clone().finalize();
@@ -291,9 +363,145 @@ impl Network {
         if u32::from_le_bytes(stored) != computed {
             return Err(bad("checksum mismatch: the file is corrupt".into()));
         }
+        weights.metadata = header.metadata;
+        Ok(weights)
+    }
+}
+
+/// The header of a file of format `version`, decoded.
+fn decode_header(version: u32, bytes: &[u8]) -> Result<Header, bincode::error::DecodeError> {
+    let config = bincode_config();
+    Ok(match version {
+        1 => bincode::serde::decode_from_slice::<HeaderV1, _>(bytes, config)?
+            .0
+            .into(),
+        2 => bincode::serde::decode_from_slice::<HeaderV2, _>(bytes, config)?
+            .0
+            .into(),
+        _ => bincode::serde::decode_from_slice(bytes, config)?.0,
+    })
+}
+
+/// Writes a weight file of the current version (see [`Weights::save`]).
+fn save(
+    path: &Path,
+    game: &str,
+    patterns: &[Pattern],
+    radix: u32,
+    stages: &Stages,
+    tables: &[Table],
+    metadata: &Metadata,
+) -> Result<(), Error> {
+    let header = Header {
+        patterns: patterns.iter().map(ToString::to_string).collect(),
+        element: "f32".to_owned(),
+        entries: patterns.iter().map(|p| p.entries(radix) as u64).collect(),
+        metadata: metadata.clone(),
+        stages: stages.thresholds().to_vec(),
+        game: game.to_owned(),
+        radix,
+    };
+    let header =
+        bincode::serde::encode_to_vec(&header, bincode_config()).expect("a header always encodes");
+    write_atomically(path, |file| {
+        let mut out = Checksummed {
+            inner: BufWriter::with_capacity(1 << 20, file),
+            hasher: crc32fast::Hasher::new(),
+        };
+        out.write_all(&MAGIC)?;
+        out.write_all(&VERSION.to_le_bytes())?;
+        out.write_all(&(header.len() as u32).to_le_bytes())?;
+        out.write_all(&header)?;
+        for table in tables {
+            table.write_to(&mut out)?;
+        }
+        let checksum = out.hasher.clone().finalize();
+        let mut inner = out.inner;
+        inner.write_all(&checksum.to_le_bytes())?;
+        inner.into_inner().map_err(io::IntoInnerError::into_error)
+    })
+}
+
+/// The bytes of the tables of `patterns` with `radix` values a cell.
+pub(crate) fn table_bytes(patterns: &[Pattern], radix: u32) -> u64 {
+    patterns.iter().map(|p| p.entries(radix) as u64 * 4).sum()
+}
+
+/// One line describing a network: patterns, tables, stages and memory.
+pub(crate) fn describe(patterns: &[Pattern], radix: u32, stages: &Stages) -> String {
+    let names: Vec<String> = patterns.iter().map(ToString::to_string).collect();
+    let features: usize = patterns.iter().map(Pattern::features).sum();
+    let staged = match stages.len() {
+        1 => String::new(),
+        count => format!(" x {count} stages from tile sums {stages}"),
+    };
+    let clamped = match radix {
+        16 => String::new(),
+        radix => format!(", {radix} values a cell"),
+    };
+    format!(
+        "{}{staged} ({} tables, {features} features{clamped}, {} of f32 weights)",
+        names.join(" "),
+        patterns.len() * stages.len(),
+        format_bytes(table_bytes(patterns, radix) * stages.len() as u64)
+    )
+}
+
+impl Network {
+    /// Writes the network and `metadata` to `path`: first to a temporary
+    /// file beside it, then renamed into place, so an interrupted save never
+    /// leaves a half-written file under the real name.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file if writing fails.
+    pub fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), Error> {
+        save(
+            path,
+            GAME_2048,
+            self.patterns(),
+            16,
+            self.stages(),
+            self.tables(),
+            metadata,
+        )
+    }
+
+    /// Reads a network from `path`. With `expected`, the file must hold
+    /// exactly those patterns.
+    ///
+    /// The tables are read in one bulk read each, straight into their
+    /// memory, and the checksum over the whole file is verified.
+    ///
+    /// # Errors
+    /// [`Error::File`] naming the file and the problem for anything that is
+    /// not a complete, intact 2048lab weight file of a 2048 network of a
+    /// version this build reads; [`Error::WrongNetwork`] for another network
+    /// than `expected`; [`Error::Io`], [`Error::TooLarge`] and
+    /// [`Error::Memory`] as they come.
+    pub fn load(path: &Path, expected: Option<&[Pattern]>) -> Result<Loaded, Error> {
+        Self::load_with_limit(path, expected, available_memory().unwrap_or(u64::MAX))
+    }
+
+    /// [`Network::load`], refusing a network whose tables need more than
+    /// `limit` bytes before allocating them.
+    ///
+    /// # Errors
+    /// As [`Network::load`].
+    pub fn load_with_limit(
+        path: &Path,
+        expected: Option<&[Pattern]>,
+        limit: u64,
+    ) -> Result<Loaded, Error> {
+        let weights = Weights::load(path, GAME_2048, expected, limit)?;
+        if weights.radix != 16 {
+            return Err(Error::File {
+                path: path.to_owned(),
+                problem: format!("corrupt header: radix {} for a 2048 network", weights.radix),
+            });
+        }
         Ok(Loaded {
-            network,
-            metadata: header.metadata,
+            network: Network::from_parts(weights.patterns, weights.stages, weights.tables),
+            metadata: weights.metadata,
         })
     }
 }
@@ -335,6 +543,45 @@ mod tests {
     use super::*;
     use crate::parse_patterns;
     use board::Board;
+
+    #[test]
+    fn version_2_files_are_read_as_2048_networks() {
+        let network = Network::new(parse_patterns(["0123 45"]).unwrap()).unwrap();
+        for (number, table) in network.tables().iter().enumerate() {
+            for index in 0..table.len() {
+                table.set(index, (number * 3 + index % 89) as f32);
+            }
+        }
+        let header = HeaderV2 {
+            patterns: vec!["0123".into(), "45".into()],
+            element: "f32".into(),
+            entries: vec![65536, 256],
+            metadata: Metadata::new(),
+            stages: vec![0],
+        };
+        let header = bincode::serde::encode_to_vec(&header, bincode_config()).unwrap();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend(2u32.to_le_bytes());
+        bytes.extend((header.len() as u32).to_le_bytes());
+        bytes.extend(&header);
+        for table in network.tables() {
+            table.write_to(&mut bytes).unwrap();
+        }
+        bytes.extend(crc32fast::hash(&bytes).to_le_bytes());
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("v2.nw");
+        std::fs::write(&path, &bytes).unwrap();
+        let loaded = Network::load(&path, None).unwrap();
+        let board = Board::from_raw(0x0123_4567_89ab_cdef);
+        assert_eq!(loaded.network.estimate(board), network.estimate(board));
+        let other_game = Weights::load(&path, "2584", None, u64::MAX).unwrap_err();
+        assert!(
+            other_game
+                .to_string()
+                .ends_with("weights for the game 2048, not 2584"),
+            "{other_game}"
+        );
+    }
 
     #[test]
     fn version_1_files_are_read_as_one_stage() {

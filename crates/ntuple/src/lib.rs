@@ -39,7 +39,7 @@ mod tdl2048;
 
 pub use alias::{ALIASES, alias_names, parse_patterns};
 pub use error::Error;
-pub use file::{Loaded, MAGIC, Metadata, VERSION, write_atomically};
+pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights, write_atomically};
 pub use memory::{available_memory, format_bytes, parse_bytes};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};

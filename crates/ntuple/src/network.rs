@@ -5,7 +5,9 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use board::bits::pext;
 use board::{Board, Symmetry};
 
-use crate::memory::{available_memory, format_bytes};
+use crate::file::{GAME_2048, Weights, describe, table_bytes};
+use crate::memory::available_memory;
+use crate::table::prefetch;
 use crate::{Error, Pattern, Stages, Table};
 
 /// A feature: where its table starts, and how a board becomes its index.
@@ -236,23 +238,12 @@ impl Network {
         stages: Stages,
         limit: u64,
     ) -> Result<Self, Error> {
-        if patterns.is_empty() {
-            return Err(Error::EmptyNetwork);
-        }
-        let needed = table_bytes(&patterns) * stages.len() as u64;
-        if needed > limit {
-            return Err(Error::TooLarge {
-                network: describe(&patterns, &stages),
-                needed,
-                limit,
-            });
-        }
-        let tables = (0..stages.len())
-            .flat_map(|_| &patterns)
-            .map(|pattern| Table::zeroed(pattern.table_len()))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|source| Error::Memory { needed, source })?;
-        Ok(Self::from_parts(patterns, stages, tables))
+        let weights = Weights::zeroed(GAME_2048, patterns, 16, stages, limit)?;
+        Ok(Self::from_parts(
+            weights.patterns,
+            weights.stages,
+            weights.tables,
+        ))
     }
 
     /// The network of these patterns and their tables: one of the right
@@ -312,12 +303,12 @@ impl Network {
 
     /// The memory of the weight tables in bytes, all stages together.
     pub fn memory_bytes(&self) -> u64 {
-        table_bytes(&self.patterns) * self.stages.len() as u64
+        table_bytes(&self.patterns, 16) * self.stages.len() as u64
     }
 
     /// One line describing the network: patterns, tables, stages and memory.
     pub fn describe(&self) -> String {
-        describe(&self.patterns, &self.stages)
+        describe(&self.patterns, 16, &self.stages)
     }
 
     /// The value of `board`: the sum of the weights of all its features.
@@ -417,38 +408,6 @@ fn walk<'a, F: Feature + 'a>(
         };
     }
     total
-}
-
-#[inline(always)]
-fn prefetch(entry: &AtomicU32) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint that never faults, and SSE is part of
-    // every x86-64 CPU.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(entry.as_ptr().cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = entry;
-}
-
-fn table_bytes(patterns: &[Pattern]) -> u64 {
-    patterns.iter().map(|p| p.table_len() as u64 * 4).sum()
-}
-
-fn describe(patterns: &[Pattern], stages: &Stages) -> String {
-    let names: Vec<String> = patterns.iter().map(ToString::to_string).collect();
-    let features: usize = patterns.iter().map(Pattern::features).sum();
-    let staged = match stages.len() {
-        1 => String::new(),
-        count => format!(" x {count} stages from tile sums {stages}"),
-    };
-    format!(
-        "{}{staged} ({} tables, {features} features, {} of f32 weights)",
-        names.join(" "),
-        patterns.len() * stages.len(),
-        format_bytes(table_bytes(patterns) * stages.len() as u64)
-    )
 }
 
 #[cfg(test)]

@@ -110,10 +110,17 @@ impl Pattern {
 
     /// The number of entries in its table, 16^n (2^16 for `merge`).
     pub const fn table_len(&self) -> usize {
+        self.entries(16)
+    }
+
+    /// The number of entries of the pattern's table when a cell takes
+    /// `radix` values (16 in 2048; the tile kinds kept apart in other
+    /// games): radix^n for n cells. The merge feature always has 2^16.
+    pub const fn entries(&self, radix: u32) -> usize {
         if self.is_merge() {
             1 << 16
         } else {
-            1 << (4 * self.len as usize)
+            (radix as usize).pow(self.len as u32)
         }
     }
 

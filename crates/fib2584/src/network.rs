@@ -1,0 +1,336 @@
+//! N-tuple networks for 2584: 2048's patterns and tables, with tile indices
+//! clamped so that a table of n cells has radix^n entries.
+
+use std::path::Path;
+
+use learn::Values;
+use ntuple::{Metadata, Pattern, Stages, Weights};
+
+use crate::tile::MAX_INDEX;
+use crate::{Board, Error};
+
+/// The game recorded in 2584 weight files, so that they are never loaded as
+/// 2048's (and the other way round).
+pub const GAME: &str = "2584";
+
+/// The course's limit on weight tables: 2 GiB.
+pub const COURSE_LIMIT: u64 = 2 << 30;
+
+/// The largest radix a cell can need: every tile index kept apart.
+pub const MAX_RADIX: u32 = MAX_INDEX as u32 + 1;
+
+/// How a feature reads its table index off a board.
+#[derive(Clone, Copy, Debug)]
+enum Extract {
+    /// Consecutive cells with every index kept apart: the index is the
+    /// cells' bits as they lie on the board.
+    Run { shift: u32, mask: u128 },
+    /// Cell by cell, each tile index clamped to `radix - 1`: the sum of
+    /// min(tile of cell j, radix - 1) x radix^j.
+    Cells {
+        cells: [u8; ntuple::MAX_CELLS],
+        len: u8,
+        radix: u32,
+    },
+}
+
+impl Extract {
+    fn new(pattern: &Pattern, radix: u32) -> Self {
+        let cells = pattern.cells();
+        let consecutive = cells.windows(2).all(|pair| pair[1] == pair[0] + 1);
+        if radix == MAX_RADIX && consecutive {
+            return Self::Run {
+                shift: 5 * u32::from(cells[0]),
+                mask: (1 << (5 * cells.len())) - 1,
+            };
+        }
+        let mut stored = [0; ntuple::MAX_CELLS];
+        stored[..cells.len()].copy_from_slice(cells);
+        Self::Cells {
+            cells: stored,
+            len: cells.len() as u8,
+            radix,
+        }
+    }
+
+    #[inline(always)]
+    fn index(&self, board: Board) -> usize {
+        match *self {
+            Self::Run { shift, mask } => (board.raw() >> shift & mask) as usize,
+            Self::Cells { cells, len, radix } => {
+                cells[..usize::from(len)]
+                    .iter()
+                    .rev()
+                    .fold(0, |index, &cell| {
+                        let tile = u32::from(board.tile(usize::from(cell))).min(radix - 1);
+                        index * radix as usize + tile as usize
+                    })
+            }
+        }
+    }
+}
+
+/// An n-tuple network for 2584: the value of a board is the sum of the
+/// weights its features select. Patterns are 2048's ([`Pattern`], so
+/// `4x6patt`, `8x4patt` and `2x4patt` name the course's networks); a cell's
+/// tile index is clamped to `radix - 1` in table indices, so tables stay
+/// small enough for long patterns.
+///
+/// Isomorphic patterns are read on the eight symmetric images of the board
+/// (one table for all eight), others on the board itself.
+///
+/// ```
+/// use fib2584::{Board, Network};
+/// use ntuple::parse_patterns;
+///
+/// let network = Network::new(parse_patterns(["2x4patt"])?, 32, u64::MAX)?;
+/// // Sixteen different tiles: every feature selects a weight of its own.
+/// let board = Board::from_cells(std::array::from_fn(|cell| cell as u8 + 1)).unwrap();
+/// let value = network.update(board, 0.25);
+/// assert_eq!(value, 16.0 * 0.25);
+/// assert_eq!(network.estimate(board.transpose()), value);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Network {
+    weights: Weights,
+    /// Features of isomorphic patterns, read on every image of the board.
+    isomorphic: Vec<(Extract, usize)>,
+    /// Features of the other patterns, read on the board itself.
+    plain: Vec<(Extract, usize)>,
+}
+
+impl Network {
+    /// A network of `patterns` with zero weights and cells clamped to
+    /// `radix` values, refused if its tables need more than `limit` bytes.
+    ///
+    /// # Errors
+    /// [`Error::Radix`] and [`Error::Merge`] for what 2584 networks cannot
+    /// hold; `ntuple`'s [`ntuple::Error::TooLarge`] over the limit, before
+    /// allocating, [`ntuple::Error::Memory`] if allocation fails and
+    /// [`ntuple::Error::EmptyNetwork`] without patterns.
+    pub fn new(patterns: Vec<Pattern>, radix: u32, limit: u64) -> Result<Self, Error> {
+        check(&patterns, radix)?;
+        let weights = Weights::zeroed(GAME, patterns, radix, Stages::single(), limit)?;
+        for table in &weights.tables {
+            table.fault_in();
+        }
+        Ok(Self::from_weights(weights))
+    }
+
+    fn from_weights(weights: Weights) -> Self {
+        let features = |isomorphic: bool| {
+            weights
+                .patterns
+                .iter()
+                .enumerate()
+                .filter(|(_, pattern)| pattern.is_isomorphic() == isomorphic)
+                .map(|(table, pattern)| (Extract::new(pattern, weights.radix), table))
+                .collect()
+        };
+        Self {
+            isomorphic: features(true),
+            plain: features(false),
+            weights,
+        }
+    }
+
+    /// The patterns, in order.
+    pub fn patterns(&self) -> &[Pattern] {
+        &self.weights.patterns
+    }
+
+    /// The values a cell takes in a table index: tile indices from
+    /// `radix - 1` up share the last.
+    pub fn radix(&self) -> u32 {
+        self.weights.radix
+    }
+
+    /// The memory of the weight tables in bytes.
+    pub fn memory_bytes(&self) -> u64 {
+        self.weights.tables.iter().map(|t| t.len() as u64 * 4).sum()
+    }
+
+    /// One line describing the network.
+    pub fn describe(&self) -> String {
+        let names: Vec<String> = self.patterns().iter().map(ToString::to_string).collect();
+        format!(
+            "{} ({} tables, {} features, tile indices clamped to {}, {} of f32 weights)",
+            names.join(" "),
+            self.patterns().len(),
+            self.feature_count(),
+            self.radix() - 1,
+            ntuple::format_bytes(self.memory_bytes())
+        )
+    }
+
+    /// The number of features: 8 per isomorphic pattern, 1 per other.
+    pub fn feature_count(&self) -> usize {
+        self.patterns().iter().map(Pattern::features).sum()
+    }
+
+    /// The value of `board`.
+    #[inline]
+    pub fn estimate(&self, board: Board) -> f32 {
+        self.visit(board, |table, index| table.get(index))
+    }
+
+    /// Adds `amount` to the weight of every feature of `board` and returns
+    /// the new value.
+    #[inline]
+    pub fn update(&self, board: Board, amount: f32) -> f32 {
+        self.visit(board, |table, index| table.add(index, amount))
+    }
+
+    /// Sums `weight(table, index)` over the features of `board`.
+    #[inline(always)]
+    fn visit(&self, board: Board, mut weight: impl FnMut(&ntuple::Table, usize) -> f32) -> f32 {
+        let tables = &self.weights.tables;
+        let mut total = 0.0f32;
+        for (extract, table) in &self.plain {
+            total += weight(&tables[*table], extract.index(board));
+        }
+        if self.isomorphic.is_empty() {
+            return total;
+        }
+        let mut image = board;
+        for step in 0..8 {
+            for (extract, table) in &self.isomorphic {
+                total += weight(&tables[*table], extract.index(image));
+            }
+            image = if step % 2 == 0 {
+                image.flip()
+            } else {
+                image.transpose()
+            };
+        }
+        total
+    }
+
+    /// Writes the network and `metadata` to `path` atomically, in 2048lab's
+    /// weight format with the game recorded as 2584.
+    ///
+    /// # Errors
+    /// [`ntuple::Error::Io`] naming the file.
+    pub fn save(&mut self, path: &Path, metadata: &Metadata) -> Result<(), Error> {
+        self.weights.metadata = metadata.clone();
+        Ok(self.weights.save(path)?)
+    }
+
+    /// Reads a 2584 network from `path`, refusing 2048's weight files, other
+    /// networks than `expected` and tables over `limit` bytes.
+    ///
+    /// # Errors
+    /// As [`ntuple::Weights::load`].
+    pub fn load(
+        path: &Path,
+        expected: Option<&[Pattern]>,
+        limit: u64,
+    ) -> Result<(Self, Metadata), Error> {
+        let mut weights = Weights::load(path, GAME, expected, limit)?;
+        check(&weights.patterns, weights.radix).map_err(|error| ntuple::Error::File {
+            path: path.to_owned(),
+            problem: format!("corrupt header: {error}"),
+        })?;
+        let metadata = std::mem::take(&mut weights.metadata);
+        Ok((Self::from_weights(weights), metadata))
+    }
+}
+
+/// The radix the course's networks use by default: the largest (at most
+/// [`MAX_RADIX`]) whose tables fit the course's 2 GiB, or 2.
+pub fn default_radix(patterns: &[Pattern]) -> u32 {
+    (2..=MAX_RADIX)
+        .rev()
+        .find(|&radix| {
+            patterns
+                .iter()
+                .map(|p| p.entries(radix) as u64 * 4)
+                .sum::<u64>()
+                <= COURSE_LIMIT
+        })
+        .unwrap_or(2)
+}
+
+/// Refuses what a 2584 network cannot hold.
+fn check(patterns: &[Pattern], radix: u32) -> Result<(), Error> {
+    if patterns.iter().any(Pattern::is_merge) {
+        return Err(Error::Merge);
+    }
+    if !(2..=MAX_RADIX).contains(&radix) {
+        return Err(Error::Radix { radix });
+    }
+    Ok(())
+}
+
+impl Values<Board> for Network {
+    #[inline]
+    fn estimate(&self, board: Board) -> f32 {
+        Network::estimate(self, board)
+    }
+
+    #[inline]
+    fn update(&self, board: Board, amount: f32) -> f32 {
+        Network::update(self, board, amount)
+    }
+
+    fn feature_count(&self) -> usize {
+        Network::feature_count(self)
+    }
+
+    #[inline]
+    fn prefetch(&self, board: Board) {
+        self.visit(board, |table, index| {
+            table.prefetch(index);
+            0.0
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ntuple::parse_patterns;
+
+    /// Runs of consecutive cells read as the plain cell-by-cell definition.
+    #[test]
+    fn runs_index_as_cells_do() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for pattern in parse_patterns(["0123 4567 012345 89ab cdef"]).unwrap() {
+            let run = Extract::new(&pattern, MAX_RADIX);
+            assert!(matches!(run, Extract::Run { .. }), "{pattern}");
+            let mut stored = [0; ntuple::MAX_CELLS];
+            stored[..pattern.cells().len()].copy_from_slice(pattern.cells());
+            let cells = Extract::Cells {
+                cells: stored,
+                len: pattern.cells().len() as u8,
+                radix: MAX_RADIX,
+            };
+            for _ in 0..1000 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let board = Board::from_raw(u128::from(state) << 16 ^ u128::from(state));
+                assert_eq!(run.index(board), cells.index(board), "{pattern} {board:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn clamping_merges_large_tiles() {
+        let pattern: Pattern = "01".parse().unwrap();
+        let clamped = Extract::new(&pattern, 22);
+        let board = |a: u8, b: u8| Board::EMPTY.with_tile(0, a).with_tile(1, b);
+        assert_eq!(clamped.index(board(3, 2)), 3 + 2 * 22);
+        assert_eq!(clamped.index(board(21, 0)), 21);
+        assert_eq!(clamped.index(board(25, 31)), 21 + 21 * 22);
+    }
+
+    #[test]
+    fn default_radix_fits_the_course_limit() {
+        let radix = |name: &str| default_radix(&parse_patterns([name]).unwrap());
+        assert_eq!(radix("8x4patt"), 32);
+        assert_eq!(radix("4x6patt"), 22);
+        assert_eq!(radix("5x6patt"), 21);
+    }
+}

@@ -1,0 +1,101 @@
+//! What afterstate learning needs of a game and of a value function, so that
+//! one TD(0) implementation serves 2048 and its variants.
+
+use board::{Board, SpawnRule};
+use ntuple::Network;
+use rand::Rng;
+
+/// A 2048-like game as afterstate learning sees it: four slides, each giving
+/// an afterstate and a reward, then a random tile.
+///
+/// Implemented by [`SpawnRule`] for 2048 and by the `fib2584` crate for
+/// 2584 Fibonacci.
+pub trait Game: Sync {
+    /// A position.
+    type Board: Copy;
+
+    /// A fresh game's first position.
+    fn initial<R: Rng>(&self, rng: &mut R) -> Self::Board;
+
+    /// The afterstate and reward of each legal slide of `board`, in the
+    /// order up, right, down, left (`None` where the slide is illegal).
+    fn afterstates(&self, board: Self::Board) -> [Option<(Self::Board, u32)>; 4];
+
+    /// `afterstate` with a random tile added. The caller guarantees that an
+    /// afterstate of a legal slide has an empty cell.
+    fn spawn<R: Rng>(&self, afterstate: Self::Board, rng: &mut R) -> Self::Board;
+
+    /// The kind of the largest tile on `board` (an exponent for 2048, an
+    /// index of the Fibonacci sequence for 2584): what [`crate::Stats`]
+    /// counts games by.
+    fn max_tile(&self, board: Self::Board) -> u8;
+}
+
+/// A learnable value function of afterstates, shared by threads.
+pub trait Values<B>: Sync {
+    /// The value of `board`.
+    fn estimate(&self, board: B) -> f32;
+
+    /// Adds `amount` to each weight `board` selects and returns the new
+    /// value.
+    fn update(&self, board: B, amount: f32) -> f32;
+
+    /// The number of weights an update touches: the learning rate is
+    /// divided by it by default.
+    fn feature_count(&self) -> usize;
+
+    /// A hint that `board` is about to be estimated: start loading what its
+    /// value needs. Does nothing by default.
+    #[inline]
+    fn prefetch(&self, board: B) {
+        let _ = board;
+    }
+}
+
+impl Game for SpawnRule {
+    type Board = Board;
+
+    #[inline]
+    fn initial<R: Rng>(&self, rng: &mut R) -> Board {
+        SpawnRule::initial(self, rng)
+    }
+
+    #[inline]
+    fn afterstates(&self, board: Board) -> [Option<(Board, u32)>; 4] {
+        board
+            .afterstates()
+            .0
+            .map(|afterstate| afterstate.map(|a| (a.board, a.reward)))
+    }
+
+    #[inline]
+    fn spawn<R: Rng>(&self, afterstate: Board, rng: &mut R) -> Board {
+        SpawnRule::spawn(self, afterstate, rng).expect("a legal move leaves an empty cell")
+    }
+
+    #[inline]
+    fn max_tile(&self, board: Board) -> u8 {
+        board.max_tile()
+    }
+}
+
+impl Values<Board> for Network {
+    #[inline]
+    fn estimate(&self, board: Board) -> f32 {
+        Network::estimate(self, board)
+    }
+
+    #[inline]
+    fn update(&self, board: Board, amount: f32) -> f32 {
+        Network::update(self, board, amount)
+    }
+
+    fn feature_count(&self) -> usize {
+        Network::feature_count(self)
+    }
+
+    #[inline]
+    fn prefetch(&self, board: Board) {
+        Network::prefetch(self, board);
+    }
+}
