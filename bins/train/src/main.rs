@@ -2,16 +2,15 @@
 //! does, and optionally evaluates it. With no arguments it trains 4x6patt for
 //! 100,000 episodes and saves it as 4x6patt.nw.
 
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::PlayArgs;
+use cli::{LearnArgs, PlayArgs};
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
-use learn::{Learning, Log, Mode, Plan, Player, Run};
-use ntuple::{Metadata, Source, parse_patterns};
+use learn::{Log, Plan, Player, Run};
+use ntuple::{Metadata, Source};
 
 /// Trains an n-tuple network for 2048 by afterstate TD(0) learning, as
 /// TDL2048+ does, printing its block statistics; saves a checkpoint every
@@ -38,18 +37,6 @@ struct Args {
     #[arg(short = 'e', long, value_name = "GAMES")]
     evaluate: Option<Plan>,
 
-    /// Learning rate, divided by the number of features unless --norm is given
-    #[arg(short = 'a', long, default_value_t = 0.1, value_parser = parse_alpha)]
-    alpha: f32,
-
-    /// Divide the learning rate by this instead of the number of features
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    norm: Option<u32>,
-
-    /// When afterstates are updated: online (TDL2048+'s default), forward or backward
-    #[arg(short = 'm', long, default_value = "online")]
-    mode: Mode,
-
     /// Start from the weights in these files (2048lab's format or TDL2048+'s
     /// .w); several are averaged table by table, and [0-3]|FILE takes only
     /// those tables of FILE
@@ -61,13 +48,8 @@ struct Args {
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<Source>,
 
-    /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    checkpoint_every: u64,
-
-    /// Ignore an existing checkpoint and start again
-    #[arg(long)]
-    restart: bool,
+    #[command(flatten)]
+    learn: LearnArgs,
 
     #[command(flatten)]
     play: PlayArgs,
@@ -90,28 +72,13 @@ fn train(args: Args) -> anyhow::Result<()> {
         limit,
     )?;
     let output = args.output.clone().unwrap_or_else(|| Source {
-        path: default_output(words.as_deref()),
+        path: cli::default_output(words.as_deref(), ".nw"),
         tables: None,
     });
-    // Found out now, not after the first blocks of training.
-    if let Some(folder) = output
-        .path
-        .parent()
-        .filter(|f| !f.as_os_str().is_empty() && !f.is_dir())
-    {
-        anyhow::bail!(
-            "{}: no such folder to save {} in",
-            folder.display(),
-            output.path.display()
-        );
-    }
-    let checkpoint_path = with_suffix(&output.path, ".checkpoint");
+    cli::check_output_folder(&output.path)?;
+    let checkpoint_path = cli::with_suffix(&output.path, ".checkpoint");
     let (seed_text, seed) = args.play.seed();
-    let learning = Learning {
-        alpha: args.alpha,
-        norm: args.norm,
-        mode: args.mode,
-    };
+    let learning = args.learn.learning();
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let settings = Settings {
         network: patterns.join(" "),
@@ -120,7 +87,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         learning,
         four_rate: args.play.four_rate,
     };
-    let (network, progress) = if !args.restart && checkpoint_path.exists() {
+    let (network, progress) = if !args.learn.restart && checkpoint_path.exists() {
         // The checkpoint holds the weights to go on with: free these first,
         // so that two networks never occupy memory at once.
         drop(network);
@@ -167,7 +134,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     };
     let checkpointing = Checkpointing {
         path: checkpoint_path.clone(),
-        every: args.checkpoint_every,
+        every: args.learn.checkpoint_every,
         settings,
     };
     let total = session::train(
@@ -203,28 +170,4 @@ fn train(args: Args) -> anyhow::Result<()> {
         session::evaluate(&run, &mut log, args.play.win)?;
     }
     Ok(())
-}
-
-fn parse_alpha(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(alpha) if alpha.is_finite() && alpha >= 0.0 => Ok(alpha),
-        _ => Err(format!(
-            "{text:?} is not a learning rate (a number, 0 or more)"
-        )),
-    }
-}
-
-/// `4x6patt.nw`, or the patterns joined by `-` for a custom network.
-fn default_output(words: Option<&[String]>) -> PathBuf {
-    let name = match words {
-        Some(words) if parse_patterns(words).is_ok() => words.join("-").replace('!', ""),
-        _ => "network".to_owned(),
-    };
-    PathBuf::from(format!("{name}.nw"))
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
 }

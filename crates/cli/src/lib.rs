@@ -2,12 +2,13 @@
 //! that plays games, the header they print, loading networks, and one way of
 //! ending with an error.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::SpawnRule;
+use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
 /// The options of every run that plays games.
@@ -49,14 +50,7 @@ pub struct PlayArgs {
 impl PlayArgs {
     /// The seed's text (given, or the clock's nanoseconds) and its value.
     pub fn seed(&self) -> (String, u64) {
-        let text = self.seed.clone().unwrap_or_else(|| {
-            let now = SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap_or_default();
-            now.as_nanos().to_string()
-        });
-        let value = learn::seed_from_text(&text);
-        (text, value)
+        seed(self.seed.as_deref())
     }
 
     /// How tiles spawn.
@@ -70,6 +64,101 @@ impl PlayArgs {
             .or_else(ntuple::available_memory)
             .unwrap_or(u64::MAX)
     }
+}
+
+/// The options of every run that learns.
+#[derive(clap::Args, Debug)]
+pub struct LearnArgs {
+    /// Learning rate, divided by the number of features unless --norm is given
+    #[arg(short = 'a', long, default_value_t = 0.1, value_parser = parse_alpha)]
+    pub alpha: f32,
+
+    /// Divide the learning rate by this instead of the number of features
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub norm: Option<u32>,
+
+    /// When afterstates are updated: online (TDL2048+'s default), forward or backward
+    #[arg(short = 'm', long, default_value = "online")]
+    pub mode: Mode,
+
+    /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub checkpoint_every: u64,
+
+    /// Ignore an existing checkpoint and start again
+    #[arg(long)]
+    pub restart: bool,
+}
+
+impl LearnArgs {
+    /// The learning settings.
+    pub fn learning(&self) -> Learning {
+        Learning {
+            alpha: self.alpha,
+            norm: self.norm,
+            mode: self.mode,
+        }
+    }
+}
+
+fn parse_alpha(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(alpha) if alpha.is_finite() && alpha >= 0.0 => Ok(alpha),
+        _ => Err(format!(
+            "{text:?} is not a learning rate (a number, 0 or more)"
+        )),
+    }
+}
+
+/// A seed's text (`text`, or the clock's nanoseconds) and its value.
+pub fn seed(text: Option<&str>) -> (String, u64) {
+    let text = text.map_or_else(
+        || {
+            let now = SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap_or_default();
+            now.as_nanos().to_string()
+        },
+        str::to_owned,
+    );
+    let value = learn::seed_from_text(&text);
+    (text, value)
+}
+
+/// `path` with `suffix` added to its name (`net.nw` -> `net.nw.checkpoint`).
+pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Where a network named by `words` is saved by default: `4x6patt` +
+/// `extension`, the patterns joined by `-` for a custom network.
+pub fn default_output(words: Option<&[String]>, extension: &str) -> PathBuf {
+    let name = match words {
+        Some(words) if parse_patterns(words).is_ok() => words.join("-").replace('!', ""),
+        _ => "network".to_owned(),
+    };
+    PathBuf::from(format!("{name}{extension}"))
+}
+
+/// Fails if the folder `output` is to be saved in does not exist, so that a
+/// long run finds out at its start rather than its end.
+///
+/// # Errors
+/// A message naming the folder.
+pub fn check_output_folder(output: &Path) -> anyhow::Result<()> {
+    if let Some(folder) = output
+        .parent()
+        .filter(|f| !f.as_os_str().is_empty() && !f.is_dir())
+    {
+        anyhow::bail!(
+            "{}: no such folder to save {} in",
+            folder.display(),
+            output.display()
+        );
+    }
+    Ok(())
 }
 
 /// Reads a tile value (2, 4, ..., 32768, ...) as its exponent.

@@ -19,53 +19,100 @@ pub const COURSE_LIMIT: u64 = 2 << 30;
 /// The largest radix a cell can need: every tile index kept apart.
 pub const MAX_RADIX: u32 = MAX_INDEX as u32 + 1;
 
+/// The most consecutive cells one lookup of [`Clamped`] reads.
+const CHUNK: usize = 3;
+
+/// For every 15-bit value of three cells, their clamped part of a table
+/// index: the sum of min(tile of cell j, radix - 1) x radix^j. A feature's
+/// index is then a few lookups in this small (128 KiB) table instead of a
+/// clamp and a multiplication per cell.
+#[derive(Debug)]
+struct Clamped(Box<[u32]>);
+
+impl Clamped {
+    fn new(radix: u32) -> Self {
+        let cells = 1usize << (5 * CHUNK);
+        Self(
+            (0..cells)
+                .map(|bits| {
+                    (0..CHUNK).rev().fold(0, |index, j| {
+                        let tile = (bits >> (5 * j)) as u32 & 31;
+                        index * radix + tile.min(radix - 1)
+                    })
+                })
+                .collect(),
+        )
+    }
+}
+
+/// Up to [`CHUNK`] consecutive cells of a pattern, read in one lookup.
+#[derive(Clone, Copy, Debug, Default)]
+struct Chunk {
+    /// Where the first cell's bits start on the board.
+    shift: u8,
+    /// The bits of the chunk's cells, from the first.
+    mask: u32,
+    /// radix^(the position of the chunk's first cell in the pattern).
+    scale: u32,
+}
+
 /// How a feature reads its table index off a board.
 #[derive(Clone, Copy, Debug)]
 enum Extract {
     /// Consecutive cells with every index kept apart: the index is the
     /// cells' bits as they lie on the board.
     Run { shift: u32, mask: u128 },
-    /// Cell by cell, each tile index clamped to `radix - 1`: the sum of
-    /// min(tile of cell j, radix - 1) x radix^j.
-    Cells {
-        cells: [u8; ntuple::MAX_CELLS],
+    /// Chunks of consecutive cells, each clamped by one lookup: the index
+    /// is the sum of min(tile of cell j, radix - 1) x radix^j.
+    Chunks {
+        chunks: [Chunk; ntuple::MAX_CELLS],
         len: u8,
-        radix: u32,
     },
 }
 
 impl Extract {
     fn new(pattern: &Pattern, radix: u32) -> Self {
         let cells = pattern.cells();
-        let consecutive = cells.windows(2).all(|pair| pair[1] == pair[0] + 1);
-        if radix == MAX_RADIX && consecutive {
+        let consecutive = |pair: &[u8]| pair[1] == pair[0] + 1;
+        if radix == MAX_RADIX && cells.windows(2).all(consecutive) {
             return Self::Run {
                 shift: 5 * u32::from(cells[0]),
                 mask: (1 << (5 * cells.len())) - 1,
             };
         }
-        let mut stored = [0; ntuple::MAX_CELLS];
-        stored[..cells.len()].copy_from_slice(cells);
-        Self::Cells {
-            cells: stored,
-            len: cells.len() as u8,
-            radix,
+        let mut chunks = [Chunk::default(); ntuple::MAX_CELLS];
+        let mut len = 0;
+        let mut start = 0;
+        while start < cells.len() {
+            let mut end = start + 1;
+            while end < cells.len() && end - start < CHUNK && consecutive(&cells[end - 1..=end]) {
+                end += 1;
+            }
+            chunks[len] = Chunk {
+                shift: 5 * cells[start],
+                mask: (1 << (5 * (end - start))) - 1,
+                scale: radix.pow(start as u32),
+            };
+            len += 1;
+            start = end;
+        }
+        Self::Chunks {
+            chunks,
+            len: len as u8,
         }
     }
 
     #[inline(always)]
-    fn index(&self, board: Board) -> usize {
+    fn index(&self, board: Board, clamped: &Clamped) -> usize {
         match *self {
             Self::Run { shift, mask } => (board.raw() >> shift & mask) as usize,
-            Self::Cells { cells, len, radix } => {
-                cells[..usize::from(len)]
-                    .iter()
-                    .rev()
-                    .fold(0, |index, &cell| {
-                        let tile = u32::from(board.tile(usize::from(cell))).min(radix - 1);
-                        index * radix as usize + tile as usize
-                    })
-            }
+            Self::Chunks { chunks, len } => chunks[..usize::from(len)]
+                .iter()
+                .map(|chunk| {
+                    let bits = (board.raw() >> chunk.shift) as u32 & chunk.mask;
+                    clamped.0[bits as usize] as usize * chunk.scale as usize
+                })
+                .sum(),
         }
     }
 }
@@ -94,6 +141,8 @@ impl Extract {
 #[derive(Debug)]
 pub struct Network {
     weights: Weights,
+    /// The clamped values of three cells, for the features' indices.
+    clamped: Clamped,
     /// Features of isomorphic patterns, read on every image of the board.
     isomorphic: Vec<(Extract, usize)>,
     /// Features of the other patterns, read on the board itself.
@@ -131,6 +180,7 @@ impl Network {
         Self {
             isomorphic: features(true),
             plain: features(false),
+            clamped: Clamped::new(weights.radix),
             weights,
         }
     }
@@ -188,7 +238,7 @@ impl Network {
         let tables = &self.weights.tables;
         let mut total = 0.0f32;
         for (extract, table) in &self.plain {
-            total += weight(&tables[*table], extract.index(board));
+            total += weight(&tables[*table], extract.index(board, &self.clamped));
         }
         if self.isomorphic.is_empty() {
             return total;
@@ -196,7 +246,7 @@ impl Network {
         let mut image = board;
         for step in 0..8 {
             for (extract, table) in &self.isomorphic {
-                total += weight(&tables[*table], extract.index(image));
+                total += weight(&tables[*table], extract.index(image, &self.clamped));
             }
             image = if step % 2 == 0 {
                 image.flip()
@@ -212,9 +262,8 @@ impl Network {
     ///
     /// # Errors
     /// [`ntuple::Error::Io`] naming the file.
-    pub fn save(&mut self, path: &Path, metadata: &Metadata) -> Result<(), Error> {
-        self.weights.metadata = metadata.clone();
-        Ok(self.weights.save(path)?)
+    pub fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), ntuple::Error> {
+        self.weights.save(path, metadata)
     }
 
     /// Reads a 2584 network from `path`, refusing 2048's weight files, other
@@ -226,13 +275,12 @@ impl Network {
         path: &Path,
         expected: Option<&[Pattern]>,
         limit: u64,
-    ) -> Result<(Self, Metadata), Error> {
-        let mut weights = Weights::load(path, GAME, expected, limit)?;
+    ) -> Result<(Self, Metadata), ntuple::Error> {
+        let (weights, metadata) = Weights::load(path, GAME, expected, limit)?;
         check(&weights.patterns, weights.radix).map_err(|error| ntuple::Error::File {
             path: path.to_owned(),
             problem: format!("corrupt header: {error}"),
         })?;
-        let metadata = std::mem::take(&mut weights.metadata);
         Ok((Self::from_weights(weights), metadata))
     }
 }
@@ -261,6 +309,17 @@ fn check(patterns: &[Pattern], radix: u32) -> Result<(), Error> {
         return Err(Error::Radix { radix });
     }
     Ok(())
+}
+
+/// Checkpoints of 2584 training hold the network with its radix.
+impl learn::checkpoint::Weights for Network {
+    fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), ntuple::Error> {
+        Network::save(self, path, metadata)
+    }
+
+    fn load(path: &Path) -> Result<(Self, Metadata), ntuple::Error> {
+        Network::load(path, None, u64::MAX)
+    }
 }
 
 impl Values<Board> for Network {
@@ -292,26 +351,35 @@ mod tests {
     use super::*;
     use ntuple::parse_patterns;
 
-    /// Runs of consecutive cells read as the plain cell-by-cell definition.
+    /// The plain definition of a feature's index: the sum of
+    /// min(tile of cell j, radix - 1) x radix^j.
+    fn plain_index(pattern: &Pattern, radix: u32, board: Board) -> usize {
+        pattern.cells().iter().rev().fold(0, |index, &cell| {
+            let tile = u32::from(board.tile(usize::from(cell))).min(radix - 1);
+            index * radix as usize + tile as usize
+        })
+    }
+
+    /// Every way of reading an index agrees with the plain definition.
     #[test]
-    fn runs_index_as_cells_do() {
+    fn indices_follow_the_plain_definition() {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        for pattern in parse_patterns(["0123 4567 012345 89ab cdef"]).unwrap() {
-            let run = Extract::new(&pattern, MAX_RADIX);
-            assert!(matches!(run, Extract::Run { .. }), "{pattern}");
-            let mut stored = [0; ntuple::MAX_CELLS];
-            stored[..pattern.cells().len()].copy_from_slice(pattern.cells());
-            let cells = Extract::Cells {
-                cells: stored,
-                len: pattern.cells().len() as u8,
-                radix: MAX_RADIX,
-            };
-            for _ in 0..1000 {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1);
-                let board = Board::from_raw(u128::from(state) << 16 ^ u128::from(state));
-                assert_eq!(run.index(board), cells.index(board), "{pattern} {board:?}");
+        let patterns = parse_patterns(["0123 4567 012345 012456 45689a 048c 159d! 37bf 1256"]);
+        for radix in [32, 22, 12, 2] {
+            let clamped = Clamped::new(radix);
+            for pattern in patterns.as_ref().unwrap() {
+                let extract = Extract::new(pattern, radix);
+                for _ in 0..2000 {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1);
+                    let board = Board::from_raw(u128::from(state) << 16 ^ u128::from(state));
+                    assert_eq!(
+                        extract.index(board, &clamped),
+                        plain_index(pattern, radix, board),
+                        "{pattern} radix {radix} {board:?}"
+                    );
+                }
             }
         }
     }
@@ -319,11 +387,12 @@ mod tests {
     #[test]
     fn clamping_merges_large_tiles() {
         let pattern: Pattern = "01".parse().unwrap();
-        let clamped = Extract::new(&pattern, 22);
+        let clamped = Clamped::new(22);
+        let extract = Extract::new(&pattern, 22);
         let board = |a: u8, b: u8| Board::EMPTY.with_tile(0, a).with_tile(1, b);
-        assert_eq!(clamped.index(board(3, 2)), 3 + 2 * 22);
-        assert_eq!(clamped.index(board(21, 0)), 21);
-        assert_eq!(clamped.index(board(25, 31)), 21 + 21 * 22);
+        assert_eq!(extract.index(board(3, 2), &clamped), 3 + 2 * 22);
+        assert_eq!(extract.index(board(21, 0), &clamped), 21);
+        assert_eq!(extract.index(board(25, 31), &clamped), 21 + 21 * 22);
     }
 
     #[test]

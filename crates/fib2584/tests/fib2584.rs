@@ -205,7 +205,7 @@ fn td_learning_plays_far_better_than_an_untrained_network() {
 fn weight_files_keep_their_game() {
     let dir = tempfile::tempdir().unwrap();
     let patterns = parse_patterns(["2x4patt"]).unwrap();
-    let mut network = Network::new(patterns.clone(), 20, u64::MAX).unwrap();
+    let network = Network::new(patterns.clone(), 20, u64::MAX).unwrap();
     let board = Board::from_cells([1, 2, 3, 4, 0, 0, 5, 25, 0, 0, 0, 0, 17, 18, 0, 1]).unwrap();
     network.update(board, 1.5);
     let path = dir.path().join("fib.nw");

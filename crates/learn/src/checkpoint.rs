@@ -38,11 +38,38 @@ pub struct Progress {
 /// The metadata key holding the progress, as JSON.
 const KEY: &str = "checkpoint";
 
+/// Weights a checkpoint holds: a network of any game that saves itself
+/// with metadata and loads back.
+pub trait Weights: Sized {
+    /// Writes the weights and `metadata` to `path`, atomically.
+    ///
+    /// # Errors
+    /// As the network's own save.
+    fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), ntuple::Error>;
+
+    /// Reads weights and their metadata from `path`.
+    ///
+    /// # Errors
+    /// As the network's own load.
+    fn load(path: &Path) -> Result<(Self, Metadata), ntuple::Error>;
+}
+
+impl Weights for Network {
+    fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), ntuple::Error> {
+        Network::save(self, path, metadata)
+    }
+
+    fn load(path: &Path) -> Result<(Self, Metadata), ntuple::Error> {
+        let loaded = Network::load(path, None)?;
+        Ok((loaded.network, loaded.metadata))
+    }
+}
+
 /// Saves the network and the progress to `path`, atomically.
 ///
 /// # Errors
 /// [`Error::Network`] if the file cannot be written.
-pub fn save(path: &Path, network: &Network, progress: &Progress) -> Result<(), Error> {
+pub fn save<W: Weights>(path: &Path, network: &W, progress: &Progress) -> Result<(), Error> {
     let json = serde_json::to_string(progress).expect("progress always serialises");
     network.save(path, &Metadata::from([(KEY.to_owned(), json)]))?;
     Ok(())
@@ -53,7 +80,7 @@ pub fn save(path: &Path, network: &Network, progress: &Progress) -> Result<(), E
 /// # Errors
 /// [`Error::Checkpoint`] if the file belongs to another run or holds no
 /// progress; [`Error::Network`] if it cannot be read.
-pub fn load(path: &Path, settings: &Settings) -> Result<Option<(Network, Progress)>, Error> {
+pub fn load<W: Weights>(path: &Path, settings: &Settings) -> Result<Option<(W, Progress)>, Error> {
     if !path.exists() {
         return Ok(None);
     }
@@ -61,9 +88,8 @@ pub fn load(path: &Path, settings: &Settings) -> Result<Option<(Network, Progres
         path: path.to_owned(),
         problem,
     };
-    let loaded = Network::load(path, None)?;
-    let progress: Progress = loaded
-        .metadata
+    let (network, metadata) = W::load(path)?;
+    let progress: Progress = metadata
         .get(KEY)
         .and_then(|json| serde_json::from_str(json).ok())
         .ok_or_else(|| problem("holds no training progress".to_owned()))?;
@@ -73,7 +99,7 @@ pub fn load(path: &Path, settings: &Settings) -> Result<Option<(Network, Progres
             describe(&progress.settings)
         )));
     }
-    Ok(Some((loaded.network, progress)))
+    Ok(Some((network, progress)))
 }
 
 fn describe(settings: &Settings) -> String {

@@ -147,7 +147,9 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
         seed: seed_from_text("different"),
         ..settings
     };
-    let error = checkpoint::load(&path, &other).unwrap_err().to_string();
+    let error = checkpoint::load::<Network>(&path, &other)
+        .unwrap_err()
+        .to_string();
     assert!(error.contains("was written by another run"), "{error}");
 }
 

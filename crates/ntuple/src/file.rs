@@ -97,10 +97,10 @@ impl From<HeaderV1> for Header {
     }
 }
 
-/// The contents of a weight file of any game: patterns, tables and what
-/// was stored beside them. Games other than 2048 keep their networks in
-/// this container ([`Weights::save`], [`Weights::load`]), so that a file of
-/// one game is never taken for another's.
+/// The tables of a weight file of any game, with what describes them. Games
+/// other than 2048 keep their networks in this container ([`Weights::save`],
+/// [`Weights::load`]), so that a file of one game is never taken for
+/// another's.
 #[derive(Debug)]
 pub struct Weights {
     /// The game the weights are for, such as [`GAME_2048`].
@@ -114,8 +114,6 @@ pub struct Weights {
     /// One table per pattern and stage, stage after stage, each of
     /// [`Pattern::entries`] entries.
     pub tables: Vec<Table>,
-    /// Free-form facts stored with the weights.
-    pub metadata: Metadata,
 }
 
 /// A network read from a file, with the metadata saved beside it.
@@ -211,17 +209,16 @@ impl Weights {
             radix,
             stages,
             tables,
-            metadata: Metadata::new(),
         })
     }
 
-    /// Writes the weights to `path`: first to a temporary file beside it,
-    /// then renamed into place, so an interrupted save never leaves a
-    /// half-written file under the real name.
+    /// Writes the weights and `metadata` to `path`: first to a temporary
+    /// file beside it, then renamed into place, so an interrupted save never
+    /// leaves a half-written file under the real name.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file if writing fails.
-    pub fn save(&self, path: &Path) -> Result<(), Error> {
+    pub fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), Error> {
         save(
             path,
             &self.game,
@@ -229,11 +226,12 @@ impl Weights {
             self.radix,
             &self.stages,
             &self.tables,
-            &self.metadata,
+            metadata,
         )
     }
 
-    /// Reads the weights of a `game` network from `path`. With `expected`,
+    /// Reads the weights of a `game` network from `path`, and the metadata
+    /// stored with them. With `expected`,
     /// the file must hold exactly those patterns. Tables needing more than
     /// `limit` bytes are refused before they are allocated.
     ///
@@ -251,7 +249,7 @@ impl Weights {
         game: &str,
         expected: Option<&[Pattern]>,
         limit: u64,
-    ) -> Result<Self, Error> {
+    ) -> Result<(Self, Metadata), Error> {
         let io_error = |source| Error::Io {
             path: path.to_owned(),
             source,
@@ -363,8 +361,7 @@ impl Weights {
         if u32::from_le_bytes(stored) != computed {
             return Err(bad("checksum mismatch: the file is corrupt".into()));
         }
-        weights.metadata = header.metadata;
-        Ok(weights)
+        Ok((weights, header.metadata))
     }
 }
 
@@ -492,7 +489,7 @@ impl Network {
         expected: Option<&[Pattern]>,
         limit: u64,
     ) -> Result<Loaded, Error> {
-        let weights = Weights::load(path, GAME_2048, expected, limit)?;
+        let (weights, metadata) = Weights::load(path, GAME_2048, expected, limit)?;
         if weights.radix != 16 {
             return Err(Error::File {
                 path: path.to_owned(),
@@ -501,7 +498,7 @@ impl Network {
         }
         Ok(Loaded {
             network: Network::from_parts(weights.patterns, weights.stages, weights.tables),
-            metadata: weights.metadata,
+            metadata,
         })
     }
 }

@@ -1,0 +1,378 @@
+//! `fib2584`: trains n-tuple networks for 2584 Fibonacci by TD(0) afterstate
+//! learning, evaluates them at 1-ply with the course framework's statistics
+//! and episode records, and replays record files to check them.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use clap::Parser;
+use cli::LearnArgs;
+use fib2584::record::{Names, Record, play_recorded};
+use fib2584::{Fibonacci, Network, default_radix, report, tile};
+use learn::checkpoint::{self, Progress, Settings};
+use learn::{Log, Plan, Stats, episode_rng, play, play_episodes};
+use ntuple::{Metadata, parse_patterns};
+
+/// Trains and evaluates n-tuple networks for 2584 Fibonacci, the game of
+/// the Theory of Computer Games course: afterstate TD(0) learning, 1-ply
+/// play, the course's statistics blocks and episode records.
+///
+/// Training saves a checkpoint every few blocks, so that running the same
+/// command again after a kill resumes.
+#[derive(Parser, Debug)]
+#[command(name = "fib2584", version)]
+struct Args {
+    /// The network: built-in names (8x4patt: rows and columns, 8 tables;
+    /// 2x4patt: outer and inner lines shared by symmetry; 4x6patt) and/or
+    /// patterns of hex cells; `!` after a pattern reads it without
+    /// isomorphism [default: 8x4patt, or the network of --input]
+    #[arg(short = 'n', long, num_args = 1.., value_name = "PATTERN")]
+    network: Option<Vec<String>>,
+
+    /// Tile kinds kept apart in table indices: tile indices from RADIX-1 up
+    /// share one, so a pattern of n cells has RADIX^n weights [default: the
+    /// largest, up to 32, whose tables fit the course's 2 GiB; 22 for
+    /// 4x6patt]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(2..=32))]
+    radix: Option<u32>,
+
+    /// Training episodes: BLOCKS of 1000, or BLOCKSxSIZE
+    #[arg(short = 't', long = "train", value_name = "EPISODES")]
+    plan: Option<Plan>,
+
+    /// Evaluate at 1-ply (after training, if any): BLOCKS or BLOCKSxSIZE games
+    #[arg(short = 'e', long, value_name = "GAMES")]
+    evaluate: Option<Plan>,
+
+    /// Start from the weights in this file (a 2584 network saved by fib2584)
+    #[arg(short = 'i', long, value_name = "FILE")]
+    input: Option<PathBuf>,
+
+    /// Save the trained weights here [default: NETWORK.fib.nw]
+    #[arg(short = 'o', long, value_name = "FILE")]
+    output: Option<PathBuf>,
+
+    /// Write the evaluation games to this file as the course's episode records
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+
+    /// Replay the episode records in this file, check them against the rules
+    /// and print their statistics; nothing else is done
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["plan", "evaluate", "input", "record"])]
+    replay: Option<PathBuf>,
+
+    /// Seed: any text. The same seed replays the same episodes, bit for bit
+    /// with one thread [default: from the clock, printed in the header]
+    #[arg(short = 's', long)]
+    seed: Option<String>,
+
+    /// Threads playing at once, sharing one network without locks
+    #[arg(short = 'p', long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: u16,
+
+    /// Refuse networks whose weights need more memory than this (e.g. 2G)
+    /// [default: the memory available now]
+    #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
+    memory: Option<u64>,
+
+    /// Append everything printed to this log file too
+    #[arg(long, value_name = "FILE")]
+    log: Option<PathBuf>,
+
+    #[command(flatten)]
+    learn: LearnArgs,
+}
+
+fn main() -> ExitCode {
+    cli::main_with("fib2584", || run(Args::parse()))
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let mut log = Log::open(args.log.as_deref())?;
+    if let Some(path) = &args.replay {
+        return replay(path, &mut log);
+    }
+    if args.plan.is_none() && args.evaluate.is_none() {
+        anyhow::bail!(
+            "nothing to do: give -t to train, -e to evaluate, or --replay to check records"
+        );
+    }
+    let limit = args
+        .memory
+        .or_else(ntuple::available_memory)
+        .unwrap_or(u64::MAX);
+    let words = match (&args.network, &args.input) {
+        (None, None) => Some(vec!["8x4patt".to_owned()]),
+        (words, _) => words.clone(),
+    };
+    let patterns = words.as_deref().map(parse_patterns).transpose()?;
+    let network = match &args.input {
+        Some(path) => {
+            let (network, _) = Network::load(path, patterns.as_deref(), limit)?;
+            if let Some(radix) = args.radix.filter(|&radix| radix != network.radix()) {
+                anyhow::bail!(
+                    "{}: its tables have radix {}, not {radix}",
+                    path.display(),
+                    network.radix()
+                );
+            }
+            network
+        }
+        None => {
+            let patterns = patterns.expect("a network is named when none is loaded");
+            let radix = args.radix.unwrap_or_else(|| default_radix(&patterns));
+            Network::new(patterns, radix, limit)?
+        }
+    };
+    let (seed_text, seed) = cli::seed(args.seed.as_deref());
+    log.write(&cli::header_for(
+        "fib2584",
+        &seed_text,
+        args.threads,
+        &network.describe(),
+        &[],
+    ))?;
+    let network = match args.plan {
+        Some(plan) => {
+            let output = args
+                .output
+                .clone()
+                .unwrap_or_else(|| cli::default_output(words.as_deref(), ".fib.nw"));
+            train(&args, network, plan, &output, (&seed_text, seed), &mut log)?
+        }
+        None => network,
+    };
+    if let Some(plan) = args.evaluate {
+        let seed = learn::seed_from_text(&format!("{seed_text}/evaluate"));
+        evaluate(&args, &network, plan, seed, &mut log)?;
+    }
+    Ok(())
+}
+
+/// Trains `network` by `plan`, resuming from a checkpoint of the same run,
+/// and saves it to `output`; returns the trained network.
+fn train(
+    args: &Args,
+    network: Network,
+    plan: Plan,
+    output: &Path,
+    (seed_text, seed): (&str, u64),
+    log: &mut Log,
+) -> anyhow::Result<Network> {
+    cli::check_output_folder(output)?;
+    let learning = args.learn.learning();
+    let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
+    let settings = Settings {
+        network: format!("{} radix {}", patterns.join(" "), network.radix()),
+        plan,
+        seed,
+        learning,
+        four_rate: 0.1,
+    };
+    let checkpoint_path = cli::with_suffix(output, ".checkpoint");
+    let (network, progress) = if !args.learn.restart && checkpoint_path.exists() {
+        drop(network);
+        let (network, progress) = checkpoint::load::<Network>(&checkpoint_path, &settings)?
+            .with_context(|| {
+                format!("{}: disappeared while starting", checkpoint_path.display())
+            })?;
+        log.write(&format!(
+            "resume: {} of {} blocks done, from {}\n\n",
+            progress.blocks_done,
+            plan.blocks,
+            checkpoint_path.display()
+        ))?;
+        (network, Some(progress))
+    } else {
+        (network, None)
+    };
+    let (first_block, mut total) = progress.map_or((0, Stats::default()), |progress| {
+        (progress.blocks_done, progress.total)
+    });
+    log.write(&format!(
+        "train: {plan}, alpha = {} (rate {:e} per feature), mode = {}\n\n",
+        learning.alpha,
+        learning.rate(network.feature_count()),
+        learning.mode
+    ))?;
+    let game = Fibonacci::STANDARD;
+    for index in first_block..plan.blocks {
+        let start = Instant::now();
+        let first = index * plan.block_size;
+        let local = play_episodes(plan.block_size, usize::from(args.threads), |episode| {
+            let mut rng = episode_rng(seed, first + episode);
+            play(&game, &network, Some(&learning), &mut rng)
+        });
+        total.merge(&local);
+        log.write(&report::block(total.episodes, &local, start.elapsed()))?;
+        let done = index + 1;
+        if done % args.learn.checkpoint_every == 0 || done == plan.blocks {
+            let progress = Progress {
+                settings: settings.clone(),
+                blocks_done: done,
+                total: total.clone(),
+            };
+            checkpoint::save(&checkpoint_path, &network, &progress)?;
+        }
+    }
+    let metadata = Metadata::from([
+        ("trained_episodes".to_owned(), total.episodes.to_string()),
+        ("alpha".to_owned(), learning.alpha.to_string()),
+        ("mode".to_owned(), learning.mode.to_string()),
+        ("seed".to_owned(), seed_text.to_owned()),
+    ]);
+    network.save(output, &metadata)?;
+    // The output now holds everything the checkpoint did.
+    let _ = std::fs::remove_file(&checkpoint_path);
+    log.write(&format!(
+        "trained {} episodes: 2584 reached in {:.2}%\nsaved {}\n\n",
+        total.episodes,
+        100.0 * total.reach_rate(tile::GOAL),
+        output.display()
+    ))?;
+    Ok(network)
+}
+
+/// Plays `plan`'s games at 1-ply without learning, printing the course's
+/// blocks and summary, and writing the records if asked.
+fn evaluate(
+    args: &Args,
+    network: &Network,
+    plan: Plan,
+    seed: u64,
+    log: &mut Log,
+) -> anyhow::Result<()> {
+    log.write(&format!("evaluate: {plan}\n\n"))?;
+    let records = args.record.as_deref().map(RecordFile::create).transpose()?;
+    let game = Fibonacci::STANDARD;
+    let names = Names::default();
+    let start = Instant::now();
+    let mut total = Stats::default();
+    for index in 0..plan.blocks {
+        let block_start = Instant::now();
+        let first = index * plan.block_size;
+        let local = play_episodes(plan.block_size, usize::from(args.threads), |episode| {
+            let mut rng = episode_rng(seed, first + episode);
+            match &records {
+                Some(records) => {
+                    let (outcome, record) = play_recorded(&game, network, &names, &mut rng);
+                    records.write(&record);
+                    outcome
+                }
+                None => play(&game, network, None, &mut rng),
+            }
+        });
+        total.merge(&local);
+        log.write(&report::block(
+            total.episodes,
+            &local,
+            block_start.elapsed(),
+        ))?;
+    }
+    log.write(&format!(
+        "summary\n{}2584 reached in {} of {} games ({:.2}%)\n",
+        report::block(total.episodes, &total, start.elapsed()),
+        reached(&total),
+        total.episodes,
+        100.0 * total.reach_rate(tile::GOAL)
+    ))?;
+    if let (Some(records), Some(path)) = (records, &args.record) {
+        records.finish()?;
+        log.write(&format!(
+            "recorded {} games in {}\n",
+            total.episodes,
+            path.display()
+        ))?;
+    }
+    Ok(())
+}
+
+/// Replays every record of the file at `path`, printing their statistics.
+fn replay(path: &Path, log: &mut Log) -> anyhow::Result<()> {
+    let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
+    let start = Instant::now();
+    let mut total = Stats::default();
+    for (number, line) in BufReader::new(file).lines().enumerate() {
+        let line = line.with_context(|| format!("{}: cannot read", path.display()))?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let replayed = Record::parse(&line, number + 1)
+            .and_then(|record| record.replay(number + 1))
+            .with_context(|| path.display().to_string())?;
+        total.record(replayed.outcome());
+    }
+    if total.episodes == 0 {
+        anyhow::bail!("{}: holds no records", path.display());
+    }
+    log.write(&report::block(total.episodes, &total, start.elapsed()))?;
+    log.write(&format!(
+        "{} records follow the rules; 2584 reached in {} ({:.2}%)\n",
+        total.episodes,
+        reached(&total),
+        100.0 * total.reach_rate(tile::GOAL)
+    ))?;
+    Ok(())
+}
+
+/// Games of `stats` that reached the 2584 tile.
+fn reached(stats: &Stats) -> u64 {
+    stats.by_tile[usize::from(tile::GOAL)..]
+        .iter()
+        .map(|row| row.episodes)
+        .sum()
+}
+
+/// Records written by the playing threads, under a temporary name until
+/// the evaluation ends.
+struct RecordFile {
+    temporary: PathBuf,
+    path: PathBuf,
+    out: Mutex<(BufWriter<File>, Option<std::io::Error>)>,
+}
+
+impl RecordFile {
+    fn create(path: &Path) -> anyhow::Result<Self> {
+        let temporary = cli::with_suffix(path, &format!(".tmp-{}", std::process::id()));
+        let file = File::create(&temporary)
+            .with_context(|| format!("{}: cannot create", temporary.display()))?;
+        Ok(Self {
+            temporary,
+            path: path.to_owned(),
+            out: Mutex::new((BufWriter::new(file), None)),
+        })
+    }
+
+    /// Appends `record`; the first failure is kept for [`RecordFile::finish`].
+    fn write(&self, record: &Record) {
+        let mut out = self.out.lock().expect("a writer panicked");
+        let (writer, failure) = &mut *out;
+        if failure.is_none()
+            && let Err(error) = writeln!(writer, "{record}")
+        {
+            *failure = Some(error);
+        }
+    }
+
+    /// Flushes the records and moves them to their name.
+    fn finish(self) -> anyhow::Result<()> {
+        let (writer, failure) = self.out.into_inner().expect("a writer panicked");
+        let result = match failure {
+            Some(error) => Err(error),
+            None => writer
+                .into_inner()
+                .map_err(std::io::IntoInnerError::into_error)
+                .and_then(|file| file.sync_all())
+                .and_then(|()| std::fs::rename(&self.temporary, &self.path)),
+        };
+        result.map_err(|error| {
+            let _ = std::fs::remove_file(&self.temporary);
+            anyhow::Error::new(error).context(format!("{}: cannot write", self.path.display()))
+        })
+    }
+}

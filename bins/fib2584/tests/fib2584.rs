@@ -1,0 +1,169 @@
+//! The `fib2584` program as a course student runs it: training, evaluation
+//! with records, replaying them, a killed run resumed, and bad input.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn fib2584(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_fib2584"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("fib2584 runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn trains_evaluates_records_and_replays() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n",
+        "2x4patt",
+        "-t",
+        "2x500",
+        "-e",
+        "1x200",
+        "-s",
+        "1",
+        "--record",
+        "games.txt",
+    ];
+    let run = fib2584(&args, dir.path());
+    let stdout = text(&run.stdout);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(stdout.contains("\n1000\tavg = "), "{stdout}");
+    assert!(stdout.contains("\n200\tavg = "), "{stdout}");
+    assert!(stdout.contains("saved 2x4patt.fib.nw"), "{stdout}");
+    assert!(
+        stdout.contains("recorded 200 games in games.txt"),
+        "{stdout}"
+    );
+    assert!(!dir.path().join("2x4patt.fib.nw.checkpoint").exists());
+    let summary = stdout.split("summary\n").nth(1).expect("a summary");
+    let first_line = |text: &str| text.lines().next().unwrap().to_owned();
+    let stats = |line: String| line.split(", ops").next().unwrap().to_owned();
+
+    // The records replay to the same scores, and so the same statistics.
+    let replay = fib2584(&["--replay", "games.txt"], dir.path());
+    let replayed = text(&replay.stdout);
+    assert!(replay.status.success(), "{}", text(&replay.stderr));
+    assert!(
+        replayed.contains("200 records follow the rules"),
+        "{replayed}"
+    );
+    assert_eq!(stats(first_line(&replayed)), stats(first_line(summary)));
+    let tiles = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip(1)
+            .take_while(|line| line.starts_with('\t'))
+            .map(str::to_owned)
+            .collect()
+    };
+    assert_eq!(tiles(&replayed), tiles(summary));
+
+    // The saved network plays the same games again.
+    let again = fib2584(
+        &["-i", "2x4patt.fib.nw", "-e", "1x200", "-s", "1"],
+        dir.path(),
+    );
+    let again = text(&again.stdout);
+    let evaluation = |out: &str| {
+        out.split("evaluate: ")
+            .nth(1)
+            .map(|s| stats(first_line(s.lines().nth(2).unwrap())))
+    };
+    assert_eq!(evaluation(&again), evaluation(&stdout));
+
+    // A damaged record is refused, naming the record and the action.
+    let records = std::fs::read_to_string(dir.path().join("games.txt")).unwrap();
+    let tampered = records.replacen("#U", "#D", 1);
+    std::fs::write(dir.path().join("bad.txt"), tampered).unwrap();
+    let bad = fib2584(&["--replay", "bad.txt"], dir.path());
+    let message = text(&bad.stderr);
+    assert!(!bad.status.success());
+    assert!(
+        message.starts_with("fib2584: bad.txt: record "),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |output: &'static str| {
+        vec![
+            "-n",
+            "2x4patt",
+            "-t",
+            "8x300",
+            "-s",
+            "kill",
+            "--checkpoint-every",
+            "1",
+            "-o",
+            output,
+        ]
+    };
+    let whole = fib2584(&args("whole.nw"), dir.path());
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_fib2584"))
+        .args(args("killed.nw"))
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let checkpoint = dir.path().join("killed.nw.checkpoint");
+    let start = Instant::now();
+    while !checkpoint.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(checkpoint.exists(), "a checkpoint was written");
+    assert!(
+        !dir.path().join("killed.nw").exists(),
+        "killed before the end"
+    );
+
+    let resumed = fib2584(&args("killed.nw"), dir.path());
+    let stdout = text(&resumed.stdout);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(stdout.contains("resume: "), "{stdout}");
+    assert_eq!(
+        std::fs::read(dir.path().join("killed.nw")).unwrap(),
+        std::fs::read(dir.path().join("whole.nw")).unwrap(),
+        "the resumed run saves the same weights"
+    );
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("junk.nw"), b"not weights").unwrap();
+    let cases: [(&[&str], &str); 7] = [
+        (&["-n", "2x4patt"], "nothing to do"),
+        (&["-n", "01z", "-e", "1"], "01z"),
+        (&["-n", "0123", "merge", "-e", "1"], "merge feature"),
+        (
+            &["-n", "4x6patt", "-e", "1", "--memory", "1G"],
+            "more than the 1 GiB allowed",
+        ),
+        (&["-i", "junk.nw", "-e", "1"], "junk.nw: only 11 bytes"),
+        (&["-i", "missing.nw", "-e", "1"], "missing.nw"),
+        (&["--replay", "missing.txt"], "missing.txt: cannot open"),
+    ];
+    for (args, expected) in cases {
+        let run = fib2584(args, dir.path());
+        let message = text(&run.stderr);
+        assert!(!run.status.success(), "{args:?}");
+        assert!(message.contains(expected), "{args:?}: {message}");
+        assert_eq!(message.lines().count(), 1, "{args:?}: {message}");
+    }
+    let radix = fib2584(&["--radix", "40", "-e", "1"], dir.path());
+    assert!(!radix.status.success());
+}
