@@ -1,90 +1,279 @@
-//! `cargo xtask bench`: the speed table a user would quote.
+//! `cargo xtask bench`: the speed table a user would quote, measured on the
+//! release programs as users run them: TD training and 1-ply testing,
+//! expectimax, a tablebase build and 2584 Fibonacci, each with the peak
+//! memory the operating system saw.
 
-use std::process::Command;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 use crate::{run_cargo, workspace_root};
 
-/// One measured configuration: its runs' training and testing moves/s.
-struct Measured {
-    network: String,
-    threads: usize,
-    train: Vec<f64>,
-    test: Vec<f64>,
+/// The options of `cargo xtask bench`.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Networks whose training and testing are measured.
+    pub networks: Vec<String>,
+    /// Episodes trained, then games tested, per run.
+    pub episodes: u64,
+    /// Rounds; each runs every measurement once.
+    pub runs: usize,
+    /// A smoke test: small workloads, one round.
+    pub quick: bool,
+    /// Also write the results here as JSON.
+    pub json: Option<PathBuf>,
+    /// Another build's programs, measured interleaved with this build's.
+    pub vs: Option<PathBuf>,
 }
 
-pub fn bench(networks: &[String], episodes: u64, runs: usize) -> Result<(), String> {
-    run_cargo(&["build", "--release", "-p", "train"])?;
-    let train = workspace_root().join("target/release/train");
-    let all = std::thread::available_parallelism().map_or(1, usize::from);
-    let mut threads = vec![1];
-    if all > 1 {
-        threads.push(all);
+/// One figure, measured over the rounds, for this build and maybe another.
+#[derive(Debug)]
+struct Row {
+    name: String,
+    unit: &'static str,
+    /// Per build (this one, then `--vs`): the values and peak memories.
+    values: [Vec<f64>; 2],
+    peaks: [Vec<u64>; 2],
+}
+
+/// A program run and what it printed.
+struct Ran {
+    stdout: String,
+    /// The largest resident size of the process, in bytes.
+    peak: u64,
+}
+
+pub fn bench(options: &Options) -> Result<(), String> {
+    let mut build = vec!["build", "--release"];
+    for program in ["train", "eval", "tb-build", "fib2584-cli"] {
+        build.extend(["-p", program]);
     }
-    let mut measured: Vec<Measured> = networks
-        .iter()
-        .flat_map(|network| {
-            threads.iter().map(|&threads| Measured {
-                network: network.clone(),
-                threads,
-                train: Vec::new(),
-                test: Vec::new(),
-            })
-        })
+    run_cargo(&build)?;
+    let root = workspace_root();
+    let builds: Vec<PathBuf> = std::iter::once(root.join("target/release"))
+        .chain(options.vs.clone())
         .collect();
     let scratch = std::env::temp_dir().join(format!("2048lab-bench-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let result = measure(options, &builds, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    let rows = result?;
+    print_table(options, &rows);
+    if let Some(path) = &options.json {
+        std::fs::write(path, json(&rows)).map_err(|e| format!("{}: {e}", path.display()))?;
+        println!("\nwritten to {}", path.display());
+    }
+    Ok(())
+}
+
+fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<Row>, String> {
+    let (episodes, runs) = if options.quick {
+        (500, 1)
+    } else {
+        (options.episodes, options.runs.max(1))
+    };
+    let all = std::thread::available_parallelism().map_or(1, usize::from);
+    let threads: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
     let plan = format!("1x{episodes}");
+    let mut rows: Vec<Row> = Vec::new();
     for round in 1..=runs {
-        for entry in &mut measured {
-            eprintln!(
-                "round {round}/{runs}: {} on {} thread(s)",
-                entry.network, entry.threads
-            );
-            let output = Command::new(&train)
-                .current_dir(&scratch)
-                .args(["-n", &entry.network, "-t", &plan, "-e", &plan, "-s", "1"])
-                .args([
-                    "-p",
-                    &entry.threads.to_string(),
-                    "--restart",
-                    "-o",
-                    "bench.nw",
-                ])
-                .output()
-                .map_err(|error| format!("could not run {}: {error}", train.display()))?;
-            if !output.status.success() {
-                return Err(format!(
-                    "train failed: {}",
-                    String::from_utf8_lossy(&output.stderr).trim()
-                ));
-            }
-            let speeds = block_speeds(&String::from_utf8_lossy(&output.stdout));
-            let [trained, tested] = speeds[..] else {
-                return Err(format!(
-                    "expected two block lines from train, found {}",
-                    speeds.len()
-                ));
+        for (build, folder) in builds.iter().enumerate() {
+            let label = if build == 0 {
+                "this build"
+            } else {
+                "--vs build"
             };
-            entry.train.push(trained);
-            entry.test.push(tested);
+            let has = |program: &str| folder.join(program).is_file();
+            for network in &options.networks {
+                for &threads in &threads {
+                    eprintln!("round {round}/{runs}, {label}: {network} on {threads} thread(s)");
+                    let ran = run_program(
+                        folder,
+                        "train",
+                        scratch,
+                        &["-n", network, "-t", &plan, "-e", &plan, "-s", "1", "-p"]
+                            .into_iter()
+                            .map(String::from)
+                            .chain([threads.to_string()])
+                            .chain(["--restart", "-o", &format!("{network}.nw")].map(String::from))
+                            .collect::<Vec<_>>(),
+                    )?;
+                    let speeds = block_speeds(&ran.stdout);
+                    let [trained, tested] = speeds[..] else {
+                        return Err(format!("train printed {} block lines, not 2", speeds.len()));
+                    };
+                    for (what, value) in [("training", trained), ("1-ply testing", tested)] {
+                        let index = row(
+                            &mut rows,
+                            format!("{network} {what}, {threads} thread(s)"),
+                            "M moves/s",
+                        );
+                        rows[index].values[build].push(value / 1e6);
+                        rows[index].peaks[build].push(ran.peak);
+                    }
+                }
+            }
+            if let Some(network) = options.networks.first().filter(|_| has("eval")) {
+                let weights = format!("{network}.nw");
+                for (depth, games) in [("2p", if options.quick { 1 } else { 10 }), ("3p", 1)] {
+                    eprintln!("round {round}/{runs}, {label}: expectimax {depth}");
+                    let games = format!("1x{games}");
+                    let ran = run_program(
+                        folder,
+                        "eval",
+                        scratch,
+                        &["-i", &weights, "-d", depth, "-e", &games, "-s", "1"].map(String::from),
+                    )?;
+                    let millis = search_millis(&ran.stdout)
+                        .ok_or("eval printed no search line (ms/move)")?;
+                    let index = row(
+                        &mut rows,
+                        format!("{network} expectimax {depth}, 1 thread"),
+                        "ms/move",
+                    );
+                    rows[index].values[build].push(millis);
+                    rows[index].peaks[build].push(ran.peak);
+                }
+            }
+            if has("tb-build") {
+                let (formation, target) = if options.quick {
+                    ("L3", "64")
+                } else {
+                    ("442", "128")
+                };
+                eprintln!("round {round}/{runs}, {label}: tablebase {formation}-{target}");
+                let table = scratch.join("table");
+                let _ = std::fs::remove_dir_all(&table);
+                let ran = run_program(
+                    folder,
+                    "tb-build",
+                    scratch,
+                    &[
+                        "build",
+                        formation,
+                        target,
+                        "-o",
+                        &table.display().to_string(),
+                    ]
+                    .map(String::from),
+                )?;
+                let rate = table_rate(&ran.stdout).ok_or("tb-build printed no summary")?;
+                let index = row(
+                    &mut rows,
+                    format!("tablebase {formation}-{target} build, {all} thread(s)"),
+                    "M positions/s",
+                );
+                rows[index].values[build].push(rate / 1e6);
+                rows[index].peaks[build].push(ran.peak);
+            }
+            if has("fib2584") {
+                eprintln!("round {round}/{runs}, {label}: 2584 8x4patt");
+                let ran = run_program(
+                    folder,
+                    "fib2584",
+                    scratch,
+                    &[
+                        "-n", "8x4patt", "-t", &plan, "-e", &plan, "-s", "1", "-o", "fib.nw",
+                    ]
+                    .map(String::from),
+                )?;
+                let speeds = course_speeds(&ran.stdout);
+                let [trained, tested, ..] = speeds[..] else {
+                    return Err("fib2584 printed no course blocks".to_owned());
+                };
+                for (what, value) in [("training", trained), ("1-ply testing", tested)] {
+                    let index = row(
+                        &mut rows,
+                        format!("2584 8x4patt {what}, 1 thread"),
+                        "M actions/s",
+                    );
+                    rows[index].values[build].push(value / 1e6);
+                    rows[index].peaks[build].push(ran.peak);
+                }
+            }
         }
     }
-    let _ = std::fs::remove_dir_all(&scratch);
-    println!("| network | threads | training moves/s | testing moves/s |");
-    println!("|---|---|---|---|");
-    for entry in &measured {
-        println!(
-            "| {} | {} | {} | {} |",
-            entry.network,
-            entry.threads,
-            summarise(&entry.train),
-            summarise(&entry.test)
-        );
+    Ok(rows)
+}
+
+/// The index of the row named `name`, added if new.
+fn row(rows: &mut Vec<Row>, name: String, unit: &'static str) -> usize {
+    if let Some(index) = rows.iter().position(|row| row.name == name) {
+        return index;
     }
-    println!(
-        "\n{runs} round(s) of {episodes} episodes; median (min-max) in millions of moves per second."
-    );
-    Ok(())
+    rows.push(Row {
+        name,
+        unit,
+        values: Default::default(),
+        peaks: Default::default(),
+    });
+    rows.len() - 1
+}
+
+/// Runs `folder/program args` in `scratch`, and the peak resident size the
+/// kernel recorded for it.
+fn run_program(
+    folder: &Path,
+    program: &str,
+    scratch: &Path,
+    args: &[String],
+) -> Result<Ran, String> {
+    let binary = folder.join(program);
+    let mut child = Command::new(&binary)
+        .args(args)
+        .current_dir(scratch)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("could not run {}: {e}", binary.display()))?;
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    child
+        .stdout
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stdout)
+        .map_err(|e| format!("{}: {e}", binary.display()))?;
+    child
+        .stderr
+        .take()
+        .expect("piped")
+        .read_to_string(&mut stderr)
+        .map_err(|e| format!("{}: {e}", binary.display()))?;
+    let (success, peak) = wait_with_peak(child)?;
+    if !success {
+        return Err(format!(
+            "{program} {} failed: {}",
+            args.join(" "),
+            stderr.trim()
+        ));
+    }
+    Ok(Ran { stdout, peak })
+}
+
+/// Waits for `child` and reads its peak resident size from the kernel's
+/// accounting of that one process (`wait4`).
+#[cfg(unix)]
+fn wait_with_peak(child: std::process::Child) -> Result<(bool, u64), String> {
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain data that wait4 fills in; the pid is our
+    // child, not yet waited for.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointers to a status and a rusage on this stack.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    if waited != pid {
+        return Err(format!("waiting for process {pid} failed"));
+    }
+    let success = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    // Linux reports kibibytes.
+    Ok((success, usage.ru_maxrss as u64 * 1024))
+}
+
+#[cfg(not(unix))]
+fn wait_with_peak(mut child: std::process::Child) -> Result<(bool, u64), String> {
+    let status = child.wait().map_err(|e| e.to_string())?;
+    Ok((status.success(), 0))
 }
 
 /// The moves/s of every block line (`001/001 367ms 1364722.07ops`).
@@ -101,15 +290,153 @@ pub fn block_speeds(log: &str) -> Vec<f64> {
         .collect()
 }
 
-/// `2.41 M (2.30-2.59)`: the median and range, in millions.
-pub fn summarise(values: &[f64]) -> String {
+/// The `ms/move` of eval's search line (`search: 0.028 ms/move, ...`).
+fn search_millis(log: &str) -> Option<f64> {
+    log.lines()
+        .find_map(|line| line.strip_prefix("search: "))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Positions generated per second, from tb-build's last line
+/// (`done: 18084453 positions generated, ..., 12.9 s, peak memory 29 MiB`).
+fn table_rate(log: &str) -> Option<f64> {
+    let done = log.lines().find_map(|line| line.strip_prefix("done: "))?;
+    let generated: f64 = done.split_whitespace().next()?.parse().ok()?;
+    let seconds: f64 = done
+        .split(", ")
+        .find_map(|part| part.strip_suffix(" s"))?
+        .parse()
+        .ok()?;
+    Some(generated / seconds.max(1e-9))
+}
+
+/// The actions/s of every course block (`1000\tavg = 1, max = 2, ops = 3 (...)`).
+fn course_speeds(log: &str) -> Vec<f64> {
+    log.lines()
+        .filter(|line| line.contains("\tavg = "))
+        .filter_map(|line| {
+            line.split("ops = ")
+                .nth(1)?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect()
+}
+
+fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = sorted[sorted.len() / 2];
+    sorted[sorted.len() / 2]
+}
+
+/// `2.41 (2.30-2.59)`: the median and range.
+pub fn summarise(values: &[f64]) -> String {
+    if values.is_empty() {
+        return "-".to_owned();
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
     format!(
-        "{:.2} M ({:.2}-{:.2})",
-        median / 1e6,
-        sorted[0] / 1e6,
-        sorted[sorted.len() - 1] / 1e6
+        "{:.3} ({:.3}-{:.3})",
+        median(values),
+        sorted[0],
+        sorted[sorted.len() - 1]
     )
+}
+
+fn peak_mib(peaks: &[u64]) -> String {
+    peaks
+        .iter()
+        .max()
+        .map_or_else(|| "-".to_owned(), |&peak| format!("{}", peak >> 20))
+}
+
+fn print_table(options: &Options, rows: &[Row]) {
+    let vs = options.vs.is_some();
+    if vs {
+        println!(
+            "| measurement | unit | this build | peak MiB | --vs build | peak MiB | vs / this |"
+        );
+        println!("|---|---|---|---|---|---|---|");
+    } else {
+        println!("| measurement | unit | median (min-max) | peak MiB |");
+        println!("|---|---|---|---|");
+    }
+    for row in rows {
+        let this = summarise(&row.values[0]);
+        if vs {
+            let ratio = if row.values[1].is_empty() {
+                "-".to_owned()
+            } else {
+                format!("{:.3}", median(&row.values[1]) / median(&row.values[0]))
+            };
+            println!(
+                "| {} | {} | {this} | {} | {} | {} | {ratio} |",
+                row.name,
+                row.unit,
+                peak_mib(&row.peaks[0]),
+                summarise(&row.values[1]),
+                peak_mib(&row.peaks[1]),
+            );
+        } else {
+            println!(
+                "| {} | {} | {this} | {} |",
+                row.name,
+                row.unit,
+                peak_mib(&row.peaks[0])
+            );
+        }
+    }
+    let rounds = rows.first().map_or(0, |row| row.values[0].len());
+    println!(
+        "\n{rounds} round(s), {} interleaved; medians (min-max); peak resident memory from the kernel.",
+        if vs { "the two builds" } else { "measurements" }
+    );
+}
+
+/// The rows as JSON, for comparisons over time.
+fn json(rows: &[Row]) -> String {
+    let entries: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|row| {
+            serde_json::json!({
+                "measurement": row.name,
+                "unit": row.unit,
+                "median": median_or_null(&row.values[0]),
+                "values": row.values[0],
+                "peak_bytes": row.peaks[0].iter().max(),
+                "vs_median": median_or_null(&row.values[1]),
+                "vs_values": row.values[1],
+                "vs_peak_bytes": row.peaks[1].iter().max(),
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&entries).expect("plain values serialise")
+}
+
+fn median_or_null(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| median(values))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_are_read_from_each_program() {
+        let train = "001/001 367ms 1364722.07ops\nlocal: ...\n001/001 10ms 2000000.5ops\n";
+        assert_eq!(block_speeds(train), [1_364_722.07, 2_000_000.5]);
+        let eval = "summary 59ms 35238.25ops\nsearch: 0.028 ms/move, 210 nodes/move\n";
+        assert_eq!(search_millis(eval), Some(0.028));
+        let table = "done: 1000 positions generated, 900 stored in 4 bytes (1 bytes per \
+                     position), 0.5 s, peak memory 29 MiB\n";
+        assert_eq!(table_rate(table), Some(2000.0));
+        let fib = "1000\tavg = 5, max = 9, ops = 3771051 (1884971|1886080)\n\t144\t100%\t(0.1%)\n";
+        assert_eq!(course_speeds(fib), [3_771_051.0]);
+    }
 }

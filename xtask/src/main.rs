@@ -23,10 +23,11 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Recipe {
-    /// Measures training and 1-ply testing speed (moves/s) of the release
-    /// `train` binary, on one thread and on all, for each network: TDL2048+'s
-    /// recipe `-t 1xN -e 1xN -s 1`, rounds interleaved, medians and ranges
-    /// printed as a Markdown table.
+    /// Measures what a speed claim rests on, with the release programs:
+    /// training and 1-ply testing moves/s of each network on one thread and
+    /// on all, expectimax ms/move at 2p and 3p, a tablebase build's
+    /// positions/s, 2584's actions/s, and the peak memory of each. Rounds
+    /// are interleaved; medians and ranges are printed as a Markdown table.
     Bench {
         /// Networks to measure
         #[arg(long, value_delimiter = ',', default_value = "4x6patt,8x6patt")]
@@ -34,12 +35,19 @@ enum Recipe {
         /// Episodes trained, then games tested, per run
         #[arg(long, default_value_t = 20_000)]
         episodes: u64,
-        /// Rounds; each round runs every configuration once
+        /// Rounds; each round runs every measurement once
         #[arg(long, default_value_t = 3)]
         runs: usize,
-        /// A smoke test: 500 episodes, one round
+        /// A smoke test: 500 episodes, small searches and table, one round
         #[arg(long)]
         quick: bool,
+        /// Also write the results to this file as JSON
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// A folder of another build's programs (such as target/pgo/bin),
+        /// measured interleaved with this build's, ratios printed
+        #[arg(long, value_name = "DIR")]
+        vs: Option<PathBuf>,
     },
     /// Profile-guided builds of `train` and `eval` for a network, as
     /// TDL2048+'s `make 4x6patt`: instrumented build, a profiling recipe run
@@ -200,10 +208,16 @@ fn main() -> ExitCode {
             episodes,
             runs,
             quick,
-        } => {
-            let (episodes, runs) = if quick { (500, 1) } else { (episodes, runs) };
-            bench::bench(&networks, episodes, runs)
-        }
+            json,
+            vs,
+        } => bench::bench(&bench::Options {
+            networks,
+            episodes,
+            runs,
+            quick,
+            json,
+            vs,
+        }),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -398,8 +398,8 @@ fn compare(
             let [trained, tested] = found[..] else {
                 return Err(format!("expected two block lines, found {}", found.len()));
             };
-            speeds[build].0.push(trained);
-            speeds[build].1.push(tested);
+            speeds[build].0.push(trained / 1e6);
+            speeds[build].1.push(tested / 1e6);
         }
     }
     let median = |values: &[f64]| {

@@ -322,13 +322,15 @@ impl learn::checkpoint::Weights for Network {
     }
 }
 
+/// Always inlined, as 2048's: the four estimates of a move share one body
+/// with the move choice.
 impl Values<Board> for Network {
-    #[inline]
+    #[inline(always)]
     fn estimate(&self, board: Board) -> f32 {
         Network::estimate(self, board)
     }
 
-    #[inline]
+    #[inline(always)]
     fn update(&self, board: Board, amount: f32) -> f32 {
         Network::update(self, board, amount)
     }
@@ -337,7 +339,7 @@ impl Values<Board> for Network {
         Network::feature_count(self)
     }
 
-    #[inline]
+    #[inline(always)]
     fn prefetch(&self, board: Board) {
         self.visit(board, |table, index| {
             table.prefetch(index);

@@ -39,13 +39,19 @@ impl Table {
     }
 
     /// Makes every page of the table resident now instead of at its first
-    /// touch, keeping the weights. One atomic no-op write per 4 KiB page: a
-    /// write, so the kernel allocates (and zeroes) a real page, huge where
-    /// it can, rather than mapping the shared zero page first.
+    /// touch, keeping the weights. One atomic write of the value already
+    /// there per 4 KiB page: a write, so the kernel allocates (and zeroes) a
+    /// real page, huge where it can, rather than mapping the shared zero
+    /// page first.
+    ///
+    /// The write is a compare-exchange: compilers turn an idempotent
+    /// read-modify-write such as `fetch_or(0)` into a plain load on x86,
+    /// which would leave the zero page mapped.
     pub fn fault_in(&self) {
         const ENTRIES_PER_PAGE: usize = 4096 / 4;
         for entry in self.entries().iter().step_by(ENTRIES_PER_PAGE) {
-            entry.fetch_or(0, Relaxed);
+            let value = entry.load(Relaxed);
+            let _ = entry.compare_exchange(value, value, Relaxed, Relaxed);
         }
     }
 

@@ -1,0 +1,64 @@
+//! Tablebase kernels on the largest layers of the 442 formation's table for
+//! 128: generating a layer (children, pre-deduplication, sort and unique),
+//! the sort-and-unique step alone, solving a layer (its lookups in the next
+//! two), and lookups alone.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tablebase::{Formation, Mover, Spec, generate, memory, solve};
+
+fn kernels(c: &mut Criterion) {
+    let spec = Spec::new(Formation::builtin("442").unwrap(), 7, 0.1).unwrap();
+    let mover = Mover::new(spec.formation().large());
+    let layers = memory::build(&spec);
+    // The largest layer that is generated from two expanded parents and
+    // solved from two layers after it.
+    let index = (2..layers.len() - 2)
+        .filter(|&i| !spec.is_horizon(i) && spec.expands(i - 1) && spec.expands(i - 2))
+        .max_by_key(|&i| layers[i].len())
+        .expect("a middle layer");
+    let boards = layers[index].boards().to_vec();
+    let (after_two, after_four) = (layers[index - 1].boards(), layers[index - 2].boards());
+    assert_eq!(
+        generate::layer(&spec, &mover, index, after_two, after_four),
+        boards,
+        "the kernel regenerates the built layer"
+    );
+
+    let mut group = c.benchmark_group("tablebase");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(boards.len() as u64));
+    group.bench_function("generate layer", |b| {
+        b.iter(|| generate::layer(&spec, &mover, index, black_box(after_two), after_four))
+    });
+    let mut children = Vec::new();
+    for &board in after_two {
+        generate::children(&spec, &mover, board, 1, &mut |child| children.push(child));
+    }
+    group.bench_function("sort and unique", |b| {
+        b.iter(|| {
+            let mut all = black_box(&children).clone();
+            all.sort_unstable();
+            all.dedup();
+            all.len()
+        })
+    });
+    let (next, after) = (&layers[index + 1], &layers[index + 2]);
+    group.bench_function("solve layer", |b| {
+        b.iter(|| solve::layer(&spec, &mover, index, black_box(&boards), next, after))
+    });
+    group.throughput(Throughput::Elements(next.len() as u64));
+    group.bench_function("lookups", |b| {
+        b.iter(|| {
+            black_box(next.boards())
+                .iter()
+                .map(|&board| next.rate(board))
+                .sum::<f64>()
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, kernels);
+criterion_main!(benches);
