@@ -3,8 +3,9 @@
 
 use std::hint::black_box;
 
+use board::Direction;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use fib2584::{Board, Fibonacci, Network};
+use fib2584::{Board, Fibonacci, Network, slide_towards_first};
 use learn::{Game, best_move};
 use ntuple::parse_patterns;
 
@@ -31,6 +32,16 @@ fn game_boards(count: usize) -> Vec<Board> {
 
 fn slides(c: &mut Criterion) {
     let boards = game_boards(BOARDS);
+    for &board in &boards {
+        let slid = board
+            .slide(Direction::Left)
+            .map_or(board, |(after, _)| after);
+        for row in 0..4 {
+            let line = [0, 1, 2, 3].map(|j| board.tile(4 * row + j));
+            let expected = slide_towards_first(line).0;
+            assert_eq!([0, 1, 2, 3].map(|j| slid.tile(4 * row + j)), expected);
+        }
+    }
     let mut group = c.benchmark_group("fib2584");
     group.throughput(Throughput::Elements(BOARDS as u64));
     group.bench_function("afterstates", |b| {

@@ -1,6 +1,8 @@
 //! Temporal-difference learning of n-tuple networks for 2048, as TDL2048+
 //! does it: afterstate TD(0) in its online, forward and backward forms,
 //! statistics in its log layout, and runs over threads sharing one network.
+//! The learner is generic over the game and the value function ([`Game`],
+//! [`Values`]), so 2048's variants (the `fib2584` crate) learn with it too.
 //!
 //! ```
 //! use board::SpawnRule;
