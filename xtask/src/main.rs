@@ -128,6 +128,8 @@ enum Workload {
     Both,
     /// Training only
     Train,
+    /// Temporal coherence training only (`train --tc`)
+    Tc,
     /// 1-ply testing only
     Test,
 }
@@ -192,6 +194,7 @@ fn main() -> ExitCode {
                 (None, Some(path), _) => pgo::Workload::File(path),
                 (None, None, Workload::Both) => pgo::Workload::Both,
                 (None, None, Workload::Train) => pgo::Workload::Train,
+                (None, None, Workload::Tc) => pgo::Workload::Tc,
                 (None, None, Workload::Test) => pgo::Workload::Test,
             };
             pgo::pgo(&pgo::Options {

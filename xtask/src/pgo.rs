@@ -27,6 +27,8 @@ pub enum Workload {
     Both,
     /// Training only.
     Train,
+    /// Temporal coherence training only.
+    Tc,
     /// 1-ply testing only.
     Test,
     /// Expectimax at this depth (`2p`, `3p`).
@@ -189,6 +191,7 @@ fn recipe(options: &Options, weights: &Path) -> Result<Vec<RecipeCommand>, Strin
     Ok(match &options.workload {
         Workload::Both => vec![train(&["-t", &plan, "-e", &plan])],
         Workload::Train => vec![train(&["-t", &plan])],
+        Workload::Tc => vec![train(&["-t", &plan, "--tc"])],
         Workload::Test => vec![eval(&["-e", &plan])],
         Workload::Search(depth) => {
             let games = format!("1x{}", (options.episodes / 1000).max(10));

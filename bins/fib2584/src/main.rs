@@ -165,7 +165,7 @@ fn train(
     log: &mut Log,
 ) -> anyhow::Result<Network> {
     cli::check_output_folder(output)?;
-    let learning = args.learn.learning();
+    let learning = args.learn.learning(0.1);
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let settings = Settings {
         network: format!("{} radix {}", patterns.join(" "), network.radix()),

@@ -48,6 +48,12 @@ struct Args {
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<Source>,
 
+    /// Learn by temporal coherence (TC, TDL2048+'s `coherence`): a learning
+    /// rate per weight from the agreement of its updates; histories take
+    /// twice the weights' memory and are kept in checkpoints
+    #[arg(long)]
+    tc: bool,
+
     #[command(flatten)]
     learn: LearnArgs,
 
@@ -78,10 +84,11 @@ fn train(args: Args) -> anyhow::Result<()> {
     cli::check_output_folder(&output.path)?;
     let checkpoint_path = cli::with_suffix(&output.path, ".checkpoint");
     let (seed_text, seed) = args.play.seed();
-    let learning = args.learn.learning();
+    let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
+    let tc = if args.tc { " (TC)" } else { "" };
     let settings = Settings {
-        network: patterns.join(" "),
+        network: format!("{}{tc}", patterns.join(" ")),
         plan: args.plan,
         seed,
         learning,
@@ -99,12 +106,18 @@ fn train(args: Args) -> anyhow::Result<()> {
     } else {
         (network, None)
     };
+    let mut network = network;
+    if args.tc {
+        network.enable_coherence(limit.saturating_sub(network.memory_bytes()))?;
+    }
 
     let mut log = Log::open(args.play.log.as_deref())?;
     let rate = learning.rate(network.feature_count());
     let extra = [format!(
-        "alpha = {} (rate {rate:e} per feature), mode = {}",
-        learning.alpha, learning.mode
+        "alpha = {} (rate {rate:e} per feature), mode = {}{}",
+        learning.alpha,
+        learning.mode,
+        if args.tc { ", temporal coherence" } else { "" }
     )];
     log.write(&cli::header(
         "train",
@@ -151,6 +164,10 @@ fn train(args: Args) -> anyhow::Result<()> {
         ("mode".to_owned(), learning.mode.to_string()),
         ("seed".to_owned(), seed_text.clone()),
     ]);
+    // The histories only matter for going on with TC training, which a
+    // checkpoint resumes; the trained network is its weights.
+    let spawns = run.spawns;
+    network.disable_coherence();
     cli::save(&network, &output, &metadata)?;
     // The output now holds everything the checkpoint did.
     let _ = std::fs::remove_file(&checkpoint_path);
@@ -163,9 +180,10 @@ fn train(args: Args) -> anyhow::Result<()> {
                 network: &network,
                 learning: None,
             },
+            spawns,
             seed: learn::seed_from_text(&format!("{seed_text}/evaluate")),
+            threads: usize::from(args.play.threads),
             plan,
-            ..run
         };
         session::evaluate(&run, &mut log, args.play.win)?;
     }

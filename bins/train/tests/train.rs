@@ -47,6 +47,7 @@ fn help_explains_every_option() {
         "--stages",
         "--checkpoint-every",
         "--restart",
+        "--tc",
     ] {
         assert!(help.contains(option), "--help lacks {option}:\n{help}");
     }
@@ -143,9 +144,19 @@ fn trains_logs_saves_and_evaluates() {
 
 #[test]
 fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
+    killed_run_resumes(&[]);
+}
+
+/// Temporal coherence too: its histories are in the checkpoints.
+#[test]
+fn a_killed_tc_run_resumes_and_ends_as_an_uninterrupted_one() {
+    killed_run_resumes(&["--tc"]);
+}
+
+fn killed_run_resumes(extra: &[&'static str]) {
     let dir = tempfile::tempdir().unwrap();
     let args = |output: &'static str| {
-        vec![
+        let mut args = vec![
             "-n",
             "2x4patt",
             "-t",
@@ -156,7 +167,9 @@ fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
             "1",
             "-o",
             output,
-        ]
+        ];
+        args.extend(extra);
+        args
     };
     let whole = train(&args("whole.nw"), dir.path());
     assert!(whole.status.success(), "{}", text(&whole.stderr));

@@ -69,9 +69,10 @@ impl PlayArgs {
 /// The options of every run that learns.
 #[derive(clap::Args, Debug)]
 pub struct LearnArgs {
-    /// Learning rate, divided by the number of features unless --norm is given
-    #[arg(short = 'a', long, default_value_t = 0.1, value_parser = parse_alpha)]
-    pub alpha: f32,
+    /// Learning rate, divided by the number of features unless --norm is
+    /// given [default: 0.1; 1.0 with temporal coherence (--tc)]
+    #[arg(short = 'a', long, value_parser = parse_alpha)]
+    pub alpha: Option<f32>,
 
     /// Divide the learning rate by this instead of the number of features
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
@@ -91,10 +92,10 @@ pub struct LearnArgs {
 }
 
 impl LearnArgs {
-    /// The learning settings.
-    pub fn learning(&self) -> Learning {
+    /// The learning settings, with `default_alpha` unless one was given.
+    pub fn learning(&self, default_alpha: f32) -> Learning {
         Learning {
-            alpha: self.alpha,
+            alpha: self.alpha.unwrap_or(default_alpha),
             norm: self.norm,
             mode: self.mode,
         }

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::coherence::Coherence;
 use crate::memory::{available_memory, format_bytes};
 use crate::{Error, Network, Pattern, Stages, Table};
 
@@ -47,6 +48,10 @@ struct Header {
     /// The values a cell takes in a table index: a pattern of n cells has
     /// radix^n entries. Files before version 3 have 16.
     radix: u32,
+    /// Whether temporal coherence histories follow the weight tables (one
+    /// table of twice the length per weight table). Files before version 3
+    /// have none.
+    coherence: bool,
 }
 
 /// The header of format version 2: no game, radix 16.
@@ -70,6 +75,7 @@ impl From<HeaderV2> for Header {
             stages: header.stages,
             game: GAME_2048.to_owned(),
             radix: 16,
+            coherence: false,
         }
     }
 }
@@ -114,6 +120,9 @@ pub struct Weights {
     /// One table per pattern and stage, stage after stage, each of
     /// [`Pattern::entries`] entries.
     pub tables: Vec<Table>,
+    /// Temporal coherence histories, one per table and of twice its length,
+    /// or none.
+    pub coherence: Vec<Table>,
 }
 
 /// A network read from a file, with the metadata saved beside it.
@@ -209,6 +218,7 @@ impl Weights {
             radix,
             stages,
             tables,
+            coherence: Vec::new(),
         })
     }
 
@@ -225,7 +235,7 @@ impl Weights {
             &self.patterns,
             self.radix,
             &self.stages,
-            &self.tables,
+            [&self.tables, &self.coherence],
             metadata,
         )
     }
@@ -327,8 +337,11 @@ impl Weights {
                 "corrupt header: table sizes do not match the patterns".into()
             ));
         }
-        let complete =
-            16 + u64::from(header_len) + entries.iter().sum::<u64>() * 4 * stages.len() as u64 + 4;
+        let copies = if header.coherence { 3 } else { 1 };
+        let complete = 16
+            + u64::from(header_len)
+            + entries.iter().sum::<u64>() * 4 * stages.len() as u64 * copies
+            + 4;
         if size != complete {
             let what = if size < complete {
                 "truncated"
@@ -351,8 +364,31 @@ impl Weights {
                     .join(" "),
             });
         }
-        let mut weights = Self::zeroed(game, patterns, header.radix, stages, limit)?;
-        for table in &mut weights.tables {
+        let histories = if header.coherence {
+            let bytes = table_bytes(&patterns, header.radix) * stages.len() as u64;
+            Coherence::bytes_for(bytes)
+        } else {
+            0
+        };
+        let mut weights = Self::zeroed(
+            game,
+            patterns,
+            header.radix,
+            stages,
+            limit.saturating_sub(histories),
+        )?;
+        if header.coherence {
+            weights.coherence = weights
+                .tables
+                .iter()
+                .map(|table| Table::zeroed(2 * table.len()))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|source| Error::Memory {
+                    needed: histories,
+                    source,
+                })?;
+        }
+        for table in weights.tables.iter_mut().chain(&mut weights.coherence) {
             table.read_from(&mut input).map_err(io_error)?;
         }
         let computed = input.hasher.clone().finalize();
@@ -386,7 +422,7 @@ fn save(
     patterns: &[Pattern],
     radix: u32,
     stages: &Stages,
-    tables: &[Table],
+    [tables, coherence]: [&[Table]; 2],
     metadata: &Metadata,
 ) -> Result<(), Error> {
     let header = Header {
@@ -397,6 +433,7 @@ fn save(
         stages: stages.thresholds().to_vec(),
         game: game.to_owned(),
         radix,
+        coherence: !coherence.is_empty(),
     };
     let header =
         bincode::serde::encode_to_vec(&header, bincode_config()).expect("a header always encodes");
@@ -409,7 +446,7 @@ fn save(
         out.write_all(&VERSION.to_le_bytes())?;
         out.write_all(&(header.len() as u32).to_le_bytes())?;
         out.write_all(&header)?;
-        for table in tables {
+        for table in tables.iter().chain(coherence) {
             table.write_to(&mut out)?;
         }
         let checksum = out.hasher.clone().finalize();
@@ -458,7 +495,7 @@ impl Network {
             self.patterns(),
             16,
             self.stages(),
-            self.tables(),
+            [self.tables(), self.coherence_tables()],
             metadata,
         )
     }
@@ -496,10 +533,12 @@ impl Network {
                 problem: format!("corrupt header: radix {} for a 2048 network", weights.radix),
             });
         }
-        Ok(Loaded {
-            network: Network::from_parts(weights.patterns, weights.stages, weights.tables),
-            metadata,
-        })
+        let network = Network::from_parts(weights.patterns, weights.stages, weights.tables);
+        let network = match weights.coherence {
+            histories if histories.is_empty() => network,
+            histories => network.with_coherence_tables(histories),
+        };
+        Ok(Loaded { network, metadata })
     }
 }
 

@@ -27,6 +27,7 @@
 //! Weight files are described in docs/weights.md in the repository.
 
 mod alias;
+mod coherence;
 mod error;
 mod file;
 mod memory;

@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use board::bits::pext;
 use board::{Board, Symmetry};
 
+use crate::coherence::Coherence;
 use crate::file::{GAME_2048, Weights, describe, table_bytes};
 use crate::memory::available_memory;
 use crate::table::prefetch;
@@ -81,7 +82,7 @@ impl Feature for ListFeature {
 
 /// The order in which TDL2048+ lists the eight features of an isomorphic
 /// pattern (`0123 37bf fedc c840 cdef fb73 3210 048c` for `0123`).
-const FEATURE_ORDER: [Symmetry; 8] = [
+pub(crate) const FEATURE_ORDER: [Symmetry; 8] = [
     Symmetry::Identity,
     Symmetry::RotateClockwise,
     Symmetry::Rotate180,
@@ -185,6 +186,8 @@ pub struct Network {
     tables: Vec<Table>,
     /// How each stage's features are read.
     layouts: Vec<Layout>,
+    /// The update histories of temporal coherence learning, if enabled.
+    coherence: Option<Coherence>,
 }
 
 // SAFETY: the raw pointers of the features point into the tables this
@@ -266,7 +269,65 @@ impl Network {
             patterns,
             stages,
             tables,
+            coherence: None,
         }
+    }
+
+    /// The network with the TC histories `tables` (one per weight table, as
+    /// [`Network::coherence_tables`] gives them).
+    pub(crate) fn with_coherence_tables(mut self, tables: Vec<Table>) -> Self {
+        assert!(
+            tables.len() == self.tables.len()
+                && tables
+                    .iter()
+                    .zip(&self.tables)
+                    .all(|(h, t)| h.len() == 2 * t.len()),
+            "one history table of twice the length per weight table"
+        );
+        self.coherence = Some(Coherence::from_tables(&self.patterns, tables));
+        self
+    }
+
+    /// Makes [`Network::update`] learn by temporal coherence (TC, as
+    /// TDL2048+'s `coherence`): every weight keeps the sum A of its updates
+    /// and the sum U of their sizes, and an update `d` moves it by
+    /// `d x |A| / U` (by `d` the first time). The histories take twice the
+    /// memory of the weights, refused over `limit` bytes. Does nothing if TC
+    /// is already on.
+    ///
+    /// # Errors
+    /// [`Error::TooLarge`] over the limit; [`Error::Memory`] if allocation
+    /// fails.
+    pub fn enable_coherence(&mut self, limit: u64) -> Result<(), Error> {
+        if self.coherence.is_some() {
+            return Ok(());
+        }
+        let needed = Coherence::bytes_for(self.memory_bytes());
+        if needed > limit {
+            return Err(Error::TooLarge {
+                network: format!("{} with TC histories", self.describe()),
+                needed,
+                limit,
+            });
+        }
+        self.coherence = Some(Coherence::new(&self.patterns, &self.tables)?);
+        Ok(())
+    }
+
+    /// Drops the TC histories: updates are plain TD again.
+    pub fn disable_coherence(&mut self) {
+        self.coherence = None;
+    }
+
+    /// Whether updates learn by temporal coherence.
+    pub fn has_coherence(&self) -> bool {
+        self.coherence.is_some()
+    }
+
+    /// The TC histories, one per weight table (twice its length: the
+    /// accumulated updates, then their accumulated sizes); empty without TC.
+    pub fn coherence_tables(&self) -> &[Table] {
+        self.coherence.as_ref().map_or(&[], Coherence::tables)
     }
 
     /// The patterns, the stages and the tables, taken apart.
@@ -339,8 +400,20 @@ impl Network {
     ///
     /// Features that select the same weight (a symmetric board, or empty
     /// lines seen from several sides) add to it once each, as in TDL2048+.
+    ///
+    /// With temporal coherence on ([`Network::enable_coherence`]), each
+    /// feature's weight moves by `amount` times its own coherence ratio.
     #[inline]
     pub fn update(&self, board: Board, amount: f32) -> f32 {
+        if let Some(coherence) = &self.coherence {
+            let stage = match self.stages.len() {
+                1 => 0,
+                _ => self.stages.of(board),
+            };
+            let first = stage * self.patterns.len();
+            let tables = &self.tables[first..first + self.patterns.len()];
+            return coherence.update(tables, first, board, amount);
+        }
         self.visit(board, |entry| {
             let weight = f32::from_bits(entry.load(Relaxed)) + amount;
             entry.store(weight.to_bits(), Relaxed);
