@@ -10,19 +10,26 @@ use std::process::{Command, Stdio};
 use crate::{run_cargo, workspace_root};
 
 /// The options of `cargo xtask bench`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, clap::Args)]
 pub struct Options {
-    /// Networks whose training and testing are measured.
+    /// Networks to measure
+    #[arg(long, value_delimiter = ',', default_value = "4x6patt,8x6patt")]
     pub networks: Vec<String>,
-    /// Episodes trained, then games tested, per run.
+    /// Episodes trained, then games tested, per run
+    #[arg(long, default_value_t = 20_000)]
     pub episodes: u64,
-    /// Rounds; each runs every measurement once.
+    /// Rounds; each round runs every measurement once
+    #[arg(long, default_value_t = 3)]
     pub runs: usize,
-    /// A smoke test: small workloads, one round.
+    /// A smoke test: 500 episodes, small searches and table, one round
+    #[arg(long)]
     pub quick: bool,
-    /// Also write the results here as JSON.
+    /// Also write the results to this file as JSON
+    #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Another build's programs, measured interleaved with this build's.
+    /// A folder of another build's programs (such as target/pgo/bin),
+    /// measured interleaved with this build's, ratios printed
+    #[arg(long, value_name = "DIR")]
     pub vs: Option<PathBuf>,
 }
 

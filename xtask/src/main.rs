@@ -28,27 +28,7 @@ enum Recipe {
     /// on all, expectimax ms/move at 2p and 3p, a tablebase build's
     /// positions/s, 2584's actions/s, and the peak memory of each. Rounds
     /// are interleaved; medians and ranges are printed as a Markdown table.
-    Bench {
-        /// Networks to measure
-        #[arg(long, value_delimiter = ',', default_value = "4x6patt,8x6patt")]
-        networks: Vec<String>,
-        /// Episodes trained, then games tested, per run
-        #[arg(long, default_value_t = 20_000)]
-        episodes: u64,
-        /// Rounds; each round runs every measurement once
-        #[arg(long, default_value_t = 3)]
-        runs: usize,
-        /// A smoke test: 500 episodes, small searches and table, one round
-        #[arg(long)]
-        quick: bool,
-        /// Also write the results to this file as JSON
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
-        /// A folder of another build's programs (such as target/pgo/bin),
-        /// measured interleaved with this build's, ratios printed
-        #[arg(long, value_name = "DIR")]
-        vs: Option<PathBuf>,
-    },
+    Bench(bench::Options),
     /// Profile-guided builds of `train` and `eval` for a network, as
     /// TDL2048+'s `make 4x6patt`: instrumented build, a profiling recipe run
     /// on a trained network, profiles merged with llvm-profdata, optimised
@@ -206,21 +186,7 @@ fn main() -> ExitCode {
                 install,
             })
         }
-        Recipe::Bench {
-            networks,
-            episodes,
-            runs,
-            quick,
-            json,
-            vs,
-        } => bench::bench(&bench::Options {
-            networks,
-            episodes,
-            runs,
-            quick,
-            json,
-            vs,
-        }),
+        Recipe::Bench(options) => bench::bench(&options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -4,16 +4,10 @@ use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn eval(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_eval"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("eval runs")
-}
+use testkit::text;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+fn eval(args: &[&str], dir: &Path) -> Output {
+    testkit::run(env!("CARGO_BIN_EXE_eval"), args, dir)
 }
 
 /// A lightly trained 2x4patt network saved as `net.nw` in `dir`.

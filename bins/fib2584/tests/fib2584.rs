@@ -2,19 +2,12 @@
 //! with records, replaying them, a killed run resumed, and bad input.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+
+use testkit::text;
 
 fn fib2584(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_fib2584"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("fib2584 runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    testkit::run(env!("CARGO_BIN_EXE_fib2584"), args, dir)
 }
 
 #[test]
@@ -94,51 +87,17 @@ fn trains_evaluates_records_and_replays() {
 #[test]
 fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
     let dir = tempfile::tempdir().unwrap();
-    let args = |output: &'static str| {
-        vec![
-            "-n",
-            "2x4patt",
-            "-t",
-            "8x300",
-            "-s",
-            "kill",
-            "--checkpoint-every",
-            "1",
-            "-o",
-            output,
-        ]
-    };
-    let whole = fib2584(&args("whole.nw"), dir.path());
-    assert!(whole.status.success(), "{}", text(&whole.stderr));
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_fib2584"))
-        .args(args("killed.nw"))
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let checkpoint = dir.path().join("killed.nw.checkpoint");
-    let start = Instant::now();
-    while !checkpoint.exists() && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(checkpoint.exists(), "a checkpoint was written");
-    assert!(
-        !dir.path().join("killed.nw").exists(),
-        "killed before the end"
-    );
-
-    let resumed = fib2584(&args("killed.nw"), dir.path());
-    let stdout = text(&resumed.stdout);
-    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
-    assert!(stdout.contains("resume: "), "{stdout}");
-    assert_eq!(
-        std::fs::read(dir.path().join("killed.nw")).unwrap(),
-        std::fs::read(dir.path().join("whole.nw")).unwrap(),
-        "the resumed run saves the same weights"
-    );
+    let args = [
+        "-n",
+        "2x4patt",
+        "-t",
+        "8x300",
+        "-s",
+        "kill",
+        "--checkpoint-every",
+        "1",
+    ];
+    testkit::killed_run_resumes(env!("CARGO_BIN_EXE_fib2584"), &args, dir.path());
 }
 
 #[test]

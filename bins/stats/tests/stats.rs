@@ -3,16 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-fn stats(args: &[&str], dir: &Path) -> Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_stats"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("stats runs")
-}
+use testkit::text;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+fn stats(args: &[&str], dir: &Path) -> Output {
+    testkit::run(env!("CARGO_BIN_EXE_stats"), args, dir)
 }
 
 fn fixture_log() -> PathBuf {

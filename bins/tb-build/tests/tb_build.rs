@@ -5,16 +5,10 @@ use std::io::{BufRead as _, BufReader};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn tb_build(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_tb-build"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("tb-build runs")
-}
+use testkit::text;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+fn tb_build(args: &[&str], dir: &Path) -> Output {
+    testkit::run(env!("CARGO_BIN_EXE_tb-build"), args, dir)
 }
 
 /// L3 with a near horizon: a table of some 100,000 positions.

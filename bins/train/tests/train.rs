@@ -2,19 +2,12 @@
 //! killed and started again.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+
+use testkit::text;
 
 fn train(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_train"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("train runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    testkit::run(env!("CARGO_BIN_EXE_train"), args, dir)
 }
 
 #[test]
@@ -153,61 +146,27 @@ fn a_killed_tc_run_resumes_and_ends_as_an_uninterrupted_one() {
     killed_run_resumes(&["--tc"]);
 }
 
-fn killed_run_resumes(extra: &[&'static str]) {
+fn killed_run_resumes(extra: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
-    let args = |output: &'static str| {
-        let mut args = vec![
-            "-n",
-            "2x4patt",
-            "-t",
-            "8x400",
-            "-s",
-            "kill",
-            "--checkpoint-every",
-            "1",
-            "-o",
-            output,
-        ];
-        args.extend(extra);
-        args
-    };
-    let whole = train(&args("whole.nw"), dir.path());
-    assert!(whole.status.success(), "{}", text(&whole.stderr));
-
-    let mut child = Command::new(env!("CARGO_BIN_EXE_train"))
-        .args(args("killed.nw"))
-        .current_dir(dir.path())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let checkpoint = dir.path().join("killed.nw.checkpoint");
-    let start = Instant::now();
-    while !checkpoint.exists() && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(1));
-    }
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(checkpoint.exists(), "a checkpoint was written");
-    assert!(
-        !dir.path().join("killed.nw").exists(),
-        "killed before the end"
-    );
-
-    let resumed = train(&args("killed.nw"), dir.path());
-    let stdout = text(&resumed.stdout);
-    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
-    assert!(stdout.contains("resume: "), "{stdout}");
-    assert_eq!(
-        std::fs::read(dir.path().join("killed.nw")).unwrap(),
-        std::fs::read(dir.path().join("whole.nw")).unwrap(),
-        "the resumed run saves the same weights"
-    );
+    let mut args = vec![
+        "-n",
+        "2x4patt",
+        "-t",
+        "8x400",
+        "-s",
+        "kill",
+        "--checkpoint-every",
+        "1",
+    ];
+    args.extend(extra);
+    let (whole, resumed) =
+        testkit::killed_run_resumes(env!("CARGO_BIN_EXE_train"), &args, dir.path());
     let last_total = |out: &str| {
         out.lines()
             .rfind(|l| l.starts_with("total:"))
             .map(str::to_owned)
     };
-    assert_eq!(last_total(&stdout), last_total(&text(&whole.stdout)));
+    assert_eq!(last_total(&resumed), last_total(&whole));
 }
 
 #[test]

@@ -580,14 +580,30 @@ mod tests {
     use crate::parse_patterns;
     use board::Board;
 
-    #[test]
-    fn version_2_files_are_read_as_2048_networks() {
+    /// Writes a file of format `version` with `header` to `path`, holding a
+    /// network of "0123 45" with distinct weights, and returns the network.
+    fn old_file(version: u32, header: &impl Serialize, path: &Path) -> Network {
         let network = Network::new(parse_patterns(["0123 45"]).unwrap()).unwrap();
         for (number, table) in network.tables().iter().enumerate() {
             for index in 0..table.len() {
-                table.set(index, (number * 3 + index % 89) as f32);
+                table.set(index, (number * 7 + index % 101) as f32);
             }
         }
+        let header = bincode::serde::encode_to_vec(header, bincode_config()).unwrap();
+        let mut bytes = MAGIC.to_vec();
+        bytes.extend(version.to_le_bytes());
+        bytes.extend((header.len() as u32).to_le_bytes());
+        bytes.extend(&header);
+        for table in network.tables() {
+            table.write_to(&mut bytes).unwrap();
+        }
+        bytes.extend(crc32fast::hash(&bytes).to_le_bytes());
+        std::fs::write(path, &bytes).unwrap();
+        network
+    }
+
+    #[test]
+    fn version_2_files_are_read_as_2048_networks() {
         let header = HeaderV2 {
             patterns: vec!["0123".into(), "45".into()],
             element: "f32".into(),
@@ -595,18 +611,9 @@ mod tests {
             metadata: Metadata::new(),
             stages: vec![0],
         };
-        let header = bincode::serde::encode_to_vec(&header, bincode_config()).unwrap();
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend(2u32.to_le_bytes());
-        bytes.extend((header.len() as u32).to_le_bytes());
-        bytes.extend(&header);
-        for table in network.tables() {
-            table.write_to(&mut bytes).unwrap();
-        }
-        bytes.extend(crc32fast::hash(&bytes).to_le_bytes());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v2.nw");
-        std::fs::write(&path, &bytes).unwrap();
+        let network = old_file(2, &header, &path);
         let loaded = Network::load(&path, None).unwrap();
         let board = Board::from_raw(0x0123_4567_89ab_cdef);
         assert_eq!(loaded.network.estimate(board), network.estimate(board));
@@ -621,30 +628,15 @@ mod tests {
 
     #[test]
     fn version_1_files_are_read_as_one_stage() {
-        let network = Network::new(parse_patterns(["0123 45"]).unwrap()).unwrap();
-        for (number, table) in network.tables().iter().enumerate() {
-            for index in 0..table.len() {
-                table.set(index, (number * 7 + index % 101) as f32);
-            }
-        }
         let header = HeaderV1 {
             patterns: vec!["0123".into(), "45".into()],
             element: "f32".into(),
             entries: vec![65536, 256],
             metadata: Metadata::from([("episodes".to_owned(), "10".to_owned())]),
         };
-        let header = bincode::serde::encode_to_vec(&header, bincode_config()).unwrap();
-        let mut bytes = MAGIC.to_vec();
-        bytes.extend(1u32.to_le_bytes());
-        bytes.extend((header.len() as u32).to_le_bytes());
-        bytes.extend(&header);
-        for table in network.tables() {
-            table.write_to(&mut bytes).unwrap();
-        }
-        bytes.extend(crc32fast::hash(&bytes).to_le_bytes());
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("v1.nw");
-        std::fs::write(&path, &bytes).unwrap();
+        let network = old_file(1, &header, &path);
         let loaded = Network::load(&path, None).unwrap();
         assert_eq!(loaded.network.stages(), &Stages::single());
         assert_eq!(loaded.metadata["episodes"], "10");

@@ -1,0 +1,88 @@
+//! What the tests of 2048lab's programs share: running a program as a user
+//! does, and killing a long run as soon as it has written a checkpoint, to
+//! check that running it again resumes and ends as an uninterrupted run.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs `program args` in `dir` to its end.
+///
+/// # Panics
+/// If the program cannot be started.
+pub fn run(program: &str, args: &[&str], dir: &Path) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|error| panic!("{program} runs: {error}"))
+}
+
+/// A program's output as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Starts `program args` in `dir` and kills it as soon as the file
+/// `checkpoint` appears (within a minute), then checks that the run was cut
+/// before it wrote `output`.
+///
+/// # Panics
+/// If no checkpoint appears, or the run finished before it was killed.
+pub fn kill_at_checkpoint(
+    program: &str,
+    args: &[&str],
+    dir: &Path,
+    checkpoint: &str,
+    output: &str,
+) {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|error| panic!("{program} runs: {error}"));
+    let checkpoint = dir.join(checkpoint);
+    let start = Instant::now();
+    while !checkpoint.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(checkpoint.exists(), "a checkpoint was written");
+    assert!(!dir.join(output).exists(), "killed before the end");
+}
+
+/// Runs `program args -o whole.nw` to its end; then `program args -o
+/// killed.nw`, killed at its first checkpoint and run again; checks that the
+/// second run said it resumed and saved the same bytes as the first.
+/// Returns the standard output of the whole run and of the resumed one.
+///
+/// # Panics
+/// If a run fails or the files differ.
+pub fn killed_run_resumes(program: &str, args: &[&str], dir: &Path) -> (String, String) {
+    let with_output = |output: &'static str| {
+        let mut all = args.to_vec();
+        all.extend(["-o", output]);
+        all
+    };
+    let whole = run(program, &with_output("whole.nw"), dir);
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    kill_at_checkpoint(
+        program,
+        &with_output("killed.nw"),
+        dir,
+        "killed.nw.checkpoint",
+        "killed.nw",
+    );
+    let resumed = run(program, &with_output("killed.nw"), dir);
+    let stdout = text(&resumed.stdout);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(stdout.contains("resume: "), "{stdout}");
+    assert_eq!(
+        std::fs::read(dir.join("killed.nw")).unwrap(),
+        std::fs::read(dir.join("whole.nw")).unwrap(),
+        "the resumed run saves the same weights"
+    );
+    (text(&whole.stdout), stdout)
+}
