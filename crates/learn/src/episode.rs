@@ -165,6 +165,10 @@ fn play_online<G: Game, V: Values<G::Board>, R: Rng>(
             let error = target - current(previous, reestimate);
             values.update(previous.0, rate * error);
         }
+        if learn.is_some() {
+            // Updated after the next move is chosen: start fetching now.
+            values.prefetch_update(choice.afterstate);
+        }
         previous = Some((choice.afterstate, choice.value));
         score += u64::from(choice.reward);
         moves += 1;

@@ -50,6 +50,13 @@ pub trait Values<B>: Sync {
     fn prefetch(&self, board: B) {
         let _ = board;
     }
+
+    /// A hint that `board`, just estimated, is about to be updated: start
+    /// loading what its update needs beyond that. Does nothing by default.
+    #[inline]
+    fn prefetch_update(&self, board: B) {
+        let _ = board;
+    }
 }
 
 impl Game for SpawnRule {
@@ -99,5 +106,10 @@ impl Values<Board> for Network {
     #[inline(always)]
     fn prefetch(&self, board: Board) {
         Network::prefetch(self, board);
+    }
+
+    #[inline(always)]
+    fn prefetch_update(&self, board: Board) {
+        Network::prefetch_update(self, board);
     }
 }

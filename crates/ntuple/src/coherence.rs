@@ -9,8 +9,9 @@ use crate::{Error, Pattern, Table};
 /// the board itself.
 #[derive(Debug)]
 pub(crate) struct Coherence {
-    /// One table per weight table, of twice its length: the accumulated
-    /// updates A of its entries, then their accumulated sizes U.
+    /// One table per weight table, of twice its length: for entry i, the
+    /// accumulated updates A at 2i and their accumulated sizes U at 2i + 1,
+    /// side by side so that one cache line holds both.
     tables: Vec<Table>,
     /// Every feature of a stage as (table number in the stage, its cells as
     /// read on the board itself): an isomorphic pattern's eight images in
@@ -63,6 +64,13 @@ impl Coherence {
         2 * weight_bytes
     }
 
+    /// Starts loading the histories an update of `board` will touch.
+    pub(crate) fn prefetch(&self, first: usize, board: board::Board) {
+        for &(number, pattern) in &self.features {
+            self.tables[first + number].prefetch(2 * pattern.index(board));
+        }
+    }
+
     /// Updates the weights of `board`'s features by TC: each feature's
     /// weight moves by `step` x |A| / U (1 before its first update, as
     /// TDL2048+'s tiny initial values give), then A grows by `step` and U by
@@ -79,12 +87,12 @@ impl Coherence {
         for &(number, pattern) in &self.features {
             let index = pattern.index(board);
             let (table, history) = (&weights[number], &self.tables[first + number]);
-            let sum = history.get(index);
-            let size = history.get(table.len() + index);
+            let sum = history.get(2 * index);
+            let size = history.get(2 * index + 1);
             let ratio = if size > 0.0 { sum.abs() / size } else { 1.0 };
             total += table.add(index, step * ratio);
-            history.add(index, step);
-            history.add(table.len() + index, step.abs());
+            history.add(2 * index, step);
+            history.add(2 * index + 1, step.abs());
         }
         total
     }

@@ -324,8 +324,9 @@ impl Network {
         self.coherence.is_some()
     }
 
-    /// The TC histories, one per weight table (twice its length: the
-    /// accumulated updates, then their accumulated sizes); empty without TC.
+    /// The TC histories, one per weight table (twice its length: for entry
+    /// i, the accumulated updates at 2i and their accumulated sizes at
+    /// 2i + 1); empty without TC.
     pub fn coherence_tables(&self) -> &[Table] {
         self.coherence.as_ref().map_or(&[], Coherence::tables)
     }
@@ -406,11 +407,7 @@ impl Network {
     #[inline]
     pub fn update(&self, board: Board, amount: f32) -> f32 {
         if let Some(coherence) = &self.coherence {
-            let stage = match self.stages.len() {
-                1 => 0,
-                _ => self.stages.of(board),
-            };
-            let first = stage * self.patterns.len();
+            let first = self.first_table(board);
             let tables = &self.tables[first..first + self.patterns.len()];
             return coherence.update(tables, first, board, amount);
         }
@@ -419,6 +416,26 @@ impl Network {
             entry.store(weight.to_bits(), Relaxed);
             weight
         })
+    }
+
+    /// Asks the CPU to fetch what an [`Network::update`] of `board` will
+    /// touch beyond its weights (which its estimate has just read): the TC
+    /// histories, if TC is on. Does nothing otherwise.
+    #[inline]
+    pub fn prefetch_update(&self, board: Board) {
+        if let Some(coherence) = &self.coherence {
+            coherence.prefetch(self.first_table(board), board);
+        }
+    }
+
+    /// The number of the first table of `board`'s stage.
+    #[inline]
+    fn first_table(&self, board: Board) -> usize {
+        let stage = match self.stages.len() {
+            1 => 0,
+            _ => self.stages.of(board),
+        };
+        stage * self.patterns.len()
     }
 
     /// Sums `weight(entry)` over every feature of `board`, in the documented
