@@ -333,7 +333,9 @@ fn reached(stats: &Stats) -> u64 {
 struct RecordFile {
     temporary: PathBuf,
     path: PathBuf,
-    out: Mutex<(BufWriter<File>, Option<std::io::Error>)>,
+    /// The writer, until [`RecordFile::finish`] takes it, and the first
+    /// failure to write.
+    out: Mutex<Option<(BufWriter<File>, Option<std::io::Error>)>>,
 }
 
 impl RecordFile {
@@ -344,15 +346,14 @@ impl RecordFile {
         Ok(Self {
             temporary,
             path: path.to_owned(),
-            out: Mutex::new((BufWriter::new(file), None)),
+            out: Mutex::new(Some((BufWriter::new(file), None))),
         })
     }
 
     /// Appends `record`; the first failure is kept for [`RecordFile::finish`].
     fn write(&self, record: &Record) {
         let mut out = self.out.lock().expect("a writer panicked");
-        let (writer, failure) = &mut *out;
-        if failure.is_none()
+        if let Some((writer, failure @ None)) = out.as_mut()
             && let Err(error) = writeln!(writer, "{record}")
         {
             *failure = Some(error);
@@ -361,7 +362,8 @@ impl RecordFile {
 
     /// Flushes the records and moves them to their name.
     fn finish(self) -> anyhow::Result<()> {
-        let (writer, failure) = self.out.into_inner().expect("a writer panicked");
+        let taken = self.out.lock().expect("a writer panicked").take();
+        let (writer, failure) = taken.expect("finished once");
         let result = match failure {
             Some(error) => Err(error),
             None => writer
@@ -371,8 +373,15 @@ impl RecordFile {
                 .and_then(|()| std::fs::rename(&self.temporary, &self.path)),
         };
         result.map_err(|error| {
-            let _ = std::fs::remove_file(&self.temporary);
             anyhow::Error::new(error).context(format!("{}: cannot write", self.path.display()))
         })
+    }
+}
+
+/// An evaluation that stops early leaves no temporary file behind (after
+/// [`RecordFile::finish`] it has been renamed away).
+impl Drop for RecordFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.temporary);
     }
 }

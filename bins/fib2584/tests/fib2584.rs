@@ -36,6 +36,12 @@ fn trains_evaluates_records_and_replays() {
         "{stdout}"
     );
     assert!(!dir.path().join("2x4patt.fib.nw.checkpoint").exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains(".tmp-"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
     let summary = stdout.split("summary\n").nth(1).expect("a summary");
     let first_line = |text: &str| text.lines().next().unwrap().to_owned();
     let stats = |line: String| line.split(", ops").next().unwrap().to_owned();
