@@ -199,6 +199,22 @@ pub fn summary(elapsed: Duration, stats: &Stats, win_tile: u8) -> String {
 mod tests {
     use super::*;
 
+    /// Checkpoints written when 20 tile kinds were counted still resume.
+    #[test]
+    fn shorter_tile_rows_read_back() {
+        let mut stats = Stats::default();
+        stats.record(outcome(100, 10, 11));
+        let json = serde_json::to_string(&stats).unwrap();
+        let rows = serde_json::to_string(&stats.by_tile[..20]).unwrap();
+        let all = serde_json::to_string(&stats.by_tile[..]).unwrap();
+        let old = json.replace(&all, &rows);
+        assert_ne!(old, json);
+        assert_eq!(serde_json::from_str::<Stats>(&old).unwrap(), stats);
+        let rows_33 = vec![TileRow::default(); 33];
+        let too_many = json.replace(&all, &serde_json::to_string(&rows_33).unwrap());
+        assert!(serde_json::from_str::<Stats>(&too_many).is_err());
+    }
+
     fn outcome(score: u64, moves: u64, max_tile: u8) -> Outcome {
         Outcome {
             score,
