@@ -341,7 +341,7 @@ fn median(values: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
-/// `2.41 (2.30-2.59)`: the median and range.
+/// `2.412 (2.301-2.590)`: the median and range, to four significant digits.
 pub fn summarise(values: &[f64]) -> String {
     if values.is_empty() {
         return "-".to_owned();
@@ -349,11 +349,22 @@ pub fn summarise(values: &[f64]) -> String {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     format!(
-        "{:.3} ({:.3}-{:.3})",
-        median(values),
-        sorted[0],
-        sorted[sorted.len() - 1]
+        "{} ({}-{})",
+        significant(median(values)),
+        significant(sorted[0]),
+        significant(sorted[sorted.len() - 1])
     )
+}
+
+/// `x` to four significant digits: `2.412`, `0.01732`, `412.0`.
+fn significant(x: f64) -> String {
+    let magnitude = if x == 0.0 {
+        0
+    } else {
+        x.abs().log10().floor() as i32
+    };
+    let decimals = (3 - magnitude).max(0) as usize;
+    format!("{x:.decimals$}")
 }
 
 fn peak_mib(peaks: &[u64]) -> String {
@@ -445,5 +456,7 @@ mod tests {
         assert_eq!(table_rate(table), Some(2000.0));
         let fib = "1000\tavg = 5, max = 9, ops = 3771051 (1884971|1886080)\n\t144\t100%\t(0.1%)\n";
         assert_eq!(course_speeds(fib), [3_771_051.0]);
+        assert_eq!(summarise(&[2.4123, 2.301, 2.59]), "2.412 (2.301-2.590)");
+        assert_eq!(summarise(&[0.017_321]), "0.01732 (0.01732-0.01732)");
     }
 }

@@ -158,7 +158,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         let seconds = start.elapsed().as_secs_f64();
         let moves = stats.moves.max(1) as f64;
         log.write(&format!(
-            "search: {:.3} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
+            "search: {:.4} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
             1000.0 * seconds * f64::from(args.play.threads) / moves,
             stats.nodes as f64 / moves,
             stats.nodes as f64 / seconds / 1e6,
