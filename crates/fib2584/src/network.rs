@@ -155,9 +155,9 @@ impl Network {
     ///
     /// # Errors
     /// [`Error::Radix`] and [`Error::Merge`] for what 2584 networks cannot
-    /// hold; `ntuple`'s [`ntuple::Error::TooLarge`] over the limit, before
-    /// allocating, [`ntuple::Error::Memory`] if allocation fails and
-    /// [`ntuple::Error::EmptyNetwork`] without patterns.
+    /// hold; [`Error::Weights`] with `ntuple`'s [`ntuple::Error::TooLarge`]
+    /// over the limit (before allocating), [`ntuple::Error::Memory`] if
+    /// allocation fails and [`ntuple::Error::EmptyNetwork`] without patterns.
     pub fn new(patterns: Vec<Pattern>, radix: u32, limit: u64) -> Result<Self, Error> {
         check(&patterns, radix)?;
         let weights = Weights::zeroed(GAME, patterns, radix, Stages::single(), limit)?;
