@@ -149,13 +149,16 @@ fn test_args(weights: Option<&Path>, extra: &[&str]) -> Vec<String> {
     args
 }
 
-/// The first `lines` lines of a report that carry figures.
+/// The first `lines` lines of a report that carry figures: from callgrind's
+/// program totals on, or perf's first sample line.
 fn print_top(report: &str, lines: usize) {
-    for line in report
+    let figures = report
         .lines()
-        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
-        .take(lines)
-    {
+        .skip_while(|line| !line.contains("PROGRAM TOTALS") && !line.contains('%'))
+        .filter(|line| {
+            !line.trim().is_empty() && !line.starts_with('#') && !line.starts_with("--")
+        });
+    for line in figures.take(lines) {
         println!("{line}");
     }
 }
