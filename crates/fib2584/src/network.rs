@@ -104,9 +104,9 @@ impl Extract {
 
     #[inline(always)]
     fn index(&self, board: Board, clamped: &Clamped) -> usize {
-        match *self {
+        match self {
             Self::Run { shift, mask } => (board.raw() >> shift & mask) as usize,
-            Self::Chunks { chunks, len } => chunks[..usize::from(len)]
+            Self::Chunks { chunks, len } => chunks[..usize::from(*len)]
                 .iter()
                 .map(|chunk| {
                     let bits = (board.raw() >> chunk.shift) as u32 & chunk.mask;
