@@ -277,7 +277,7 @@ fn evaluate(
     log.write(&format!(
         "summary\n{}2584 reached in {} of {} games ({:.2}%)\n",
         report::block(total.episodes, &total, start.elapsed()),
-        reached(&total),
+        total.reached(tile::GOAL),
         total.episodes,
         100.0 * total.reach_rate(tile::GOAL)
     ))?;
@@ -314,18 +314,10 @@ fn replay(path: &Path, log: &mut Log) -> anyhow::Result<()> {
     log.write(&format!(
         "{} records follow the rules; 2584 reached in {} ({:.2}%)\n",
         total.episodes,
-        reached(&total),
+        total.reached(tile::GOAL),
         100.0 * total.reach_rate(tile::GOAL)
     ))?;
     Ok(())
-}
-
-/// Games of `stats` that reached the 2584 tile.
-fn reached(stats: &Stats) -> u64 {
-    stats.by_tile[usize::from(tile::GOAL)..]
-        .iter()
-        .map(|row| row.episodes)
-        .sum()
 }
 
 /// Records written by the playing threads, under a temporary name until

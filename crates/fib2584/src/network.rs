@@ -201,17 +201,9 @@ impl Network {
         self.weights.tables.iter().map(|t| t.len() as u64 * 4).sum()
     }
 
-    /// One line describing the network.
+    /// One line describing the network, as 2048's are described.
     pub fn describe(&self) -> String {
-        let names: Vec<String> = self.patterns().iter().map(ToString::to_string).collect();
-        format!(
-            "{} ({} tables, {} features, tile indices clamped to {}, {} of f32 weights)",
-            names.join(" "),
-            self.patterns().len(),
-            self.feature_count(),
-            self.radix() - 1,
-            ntuple::format_bytes(self.memory_bytes())
-        )
+        self.weights.describe()
     }
 
     /// The number of features: 8 per isomorphic pattern, 1 per other.

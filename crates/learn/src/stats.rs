@@ -86,14 +86,18 @@ impl Stats {
             .unwrap_or(0) as u8
     }
 
+    /// The number of episodes whose largest tile was `exponent` or more.
+    pub fn reached(&self, exponent: u8) -> u64 {
+        self.by_tile[usize::from(exponent.min(TILE_KINDS as u8 - 1))..]
+            .iter()
+            .map(|row| row.episodes)
+            .sum()
+    }
+
     /// The share of episodes (0 to 1) whose largest tile was `exponent` or
     /// more.
     pub fn reach_rate(&self, exponent: u8) -> f64 {
-        let reached: u64 = self.by_tile[usize::from(exponent.min(TILE_KINDS as u8 - 1))..]
-            .iter()
-            .map(|row| row.episodes)
-            .sum();
-        reached as f64 / self.episodes.max(1) as f64
+        self.reached(exponent) as f64 / self.episodes.max(1) as f64
     }
 
     /// `avg=7404 max=27088 tile=2048 win=0.30%`: the integer mean score, the

@@ -222,6 +222,12 @@ impl Weights {
         })
     }
 
+    /// One line describing the network: patterns, tables, features, the
+    /// radix where it is not 16, stages and memory.
+    pub fn describe(&self) -> String {
+        describe(&self.patterns, self.radix, &self.stages)
+    }
+
     /// Writes the weights and `metadata` to `path`: first to a temporary
     /// file beside it, then renamed into place, so an interrupted save never
     /// leaves a half-written file under the real name.
