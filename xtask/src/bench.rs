@@ -335,7 +335,8 @@ fn course_speeds(log: &str) -> Vec<f64> {
         .collect()
 }
 
-fn median(values: &[f64]) -> f64 {
+/// The median of `values` (the upper one of an even count).
+pub fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted[sorted.len() / 2]

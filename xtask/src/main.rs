@@ -233,3 +233,33 @@ pub fn run(command: &mut Command) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Episodes trained when a recipe needs a trained network and none is given.
+pub const BRIEF_TRAINING: u64 = 20_000;
+
+/// `folder/NETWORK.nw` (patterns joined by `-`), trained by the release
+/// `train` in `release` for [`BRIEF_TRAINING`] episodes if it is not there
+/// yet, saying so: the trained network recipes profile or measure with.
+pub fn trained_network(
+    release: &std::path::Path,
+    network: &[String],
+    folder: &std::path::Path,
+) -> Result<PathBuf, String> {
+    let name = network.join("-").replace('!', "");
+    let path = folder.join(format!("{name}.nw"));
+    if !path.exists() {
+        println!(
+            "no trained {name} given (--weights): training one for {BRIEF_TRAINING} episodes \
+             into {}",
+            path.display()
+        );
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        let plan = format!("1x{BRIEF_TRAINING}");
+        run(Command::new(release.join("train"))
+            .arg("-n")
+            .args(network)
+            .args(["-t", &plan, "-s", "brief", "--restart", "-o"])
+            .arg(&path))?;
+    }
+    Ok(path)
+}

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench::{block_speeds, summarise};
-use crate::{cargo, run, run_cargo, workspace_root};
+use crate::bench::{block_speeds, median, summarise};
+use crate::{cargo, run, run_cargo, trained_network, workspace_root};
 
 /// The flags of every 2048lab build (.cargo/config.toml); RUSTFLAGS
 /// replaces them, so the PGO builds repeat them.
@@ -54,12 +54,8 @@ pub struct Options {
     pub install: bool,
 }
 
-/// Episodes trained when no trained network is given or found.
-pub const BRIEF_TRAINING: u64 = 20_000;
-
 pub fn pgo(options: &Options) -> Result<(), String> {
     let root = workspace_root();
-    let name = options.network.join("-").replace('!', "");
     let work = root.join("target/pgo");
     let profiles = work.join("profiles");
     let host = host_triple()?;
@@ -71,24 +67,7 @@ pub fn pgo(options: &Options) -> Result<(), String> {
     let plain = root.join("target/release");
     let weights = match &options.weights {
         Some(path) => path.clone(),
-        None => {
-            let path = work.join(format!("{name}.nw"));
-            if !path.exists() {
-                println!(
-                    "no trained {name} given (--weights): training one for {BRIEF_TRAINING} \
-                     episodes into {}",
-                    path.display()
-                );
-                std::fs::create_dir_all(&work).map_err(|e| format!("{}: {e}", work.display()))?;
-                let plan = format!("1x{BRIEF_TRAINING}");
-                run(Command::new(plain.join("train"))
-                    .arg("-n")
-                    .args(&options.network)
-                    .args(["-t", &plan, "-s", "pgo", "--restart", "-o"])
-                    .arg(&path))?;
-            }
-            path
-        }
+        None => trained_network(&plain, &options.network, &work)?,
     };
 
     println!("building instrumented binaries into target/pgo-gen");
@@ -405,11 +384,6 @@ fn compare(
             speeds[build].1.push(tested / 1e6);
         }
     }
-    let median = |values: &[f64]| {
-        let mut sorted = values.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        sorted[sorted.len() / 2]
-    };
     println!("\n| build | training moves/s | testing moves/s |");
     println!("|---|---|---|");
     for (build, (train, test)) in ["plain", "PGO"].iter().zip(&speeds) {

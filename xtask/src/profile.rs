@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::{run, run_cargo, workspace_root};
+use crate::{run, run_cargo, trained_network, workspace_root};
 
 /// What is profiled.
 #[derive(Clone, Debug)]
@@ -48,20 +48,11 @@ pub fn profile(options: &Options) -> Result<(), String> {
     let weights = match (&options.target, &options.weights) {
         (Target::Train, _) => None,
         (_, Some(path)) => Some(path.clone()),
-        (_, None) => {
-            let path = out.join(format!("{}.nw", options.network));
-            if !path.exists() {
-                println!(
-                    "no trained {} given (--weights): training one for 20000 episodes",
-                    options.network
-                );
-                run(Command::new(release.join("train"))
-                    .args(["-n", &options.network, "-t", "1x20000", "-s", "profile"])
-                    .arg("-o")
-                    .arg(&path))?;
-            }
-            Some(path)
-        }
+        (_, None) => Some(trained_network(
+            &release,
+            std::slice::from_ref(&options.network),
+            &out,
+        )?),
     };
     let (program, args): (&str, Vec<String>) = match &options.target {
         Target::Train => (
