@@ -14,8 +14,9 @@ use clap::Parser;
 use cli::LearnArgs;
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Fibonacci, Network, default_radix, report, tile};
-use learn::checkpoint::{self, Progress, Settings};
-use learn::{Log, Plan, Stats, episode_rng, play, play_episodes};
+use learn::checkpoint::{self, Settings};
+use learn::session::Checkpointing;
+use learn::{Log, Plan, Stats, episode_rng, play, play_episodes, run_blocks};
 use ntuple::{Metadata, parse_patterns};
 
 /// Trains and evaluates n-tuple networks for 2584 Fibonacci, the game of
@@ -174,18 +175,21 @@ fn train(
         learning,
         four_rate: 0.1,
     };
-    let checkpoint_path = cli::with_suffix(output, ".checkpoint");
-    let (network, progress) = if !args.learn.restart && checkpoint_path.exists() {
+    let checkpointing = Checkpointing {
+        path: cli::with_suffix(output, ".checkpoint"),
+        every: args.learn.checkpoint_every,
+        settings,
+    };
+    let (network, progress) = if !args.learn.restart && checkpointing.path.exists() {
         drop(network);
-        let (network, progress) = checkpoint::load::<Network>(&checkpoint_path, &settings)?
-            .with_context(|| {
-                format!("{}: disappeared while starting", checkpoint_path.display())
-            })?;
+        let path = &checkpointing.path;
+        let (network, progress) = checkpoint::load::<Network>(path, &checkpointing.settings)?
+            .with_context(|| format!("{}: disappeared while starting", path.display()))?;
         log.write(&format!(
             "resume: {} of {} blocks done, from {}\n\n",
             progress.blocks_done,
             plan.blocks,
-            checkpoint_path.display()
+            path.display()
         ))?;
         (network, Some(progress))
     } else {
@@ -201,25 +205,22 @@ fn train(
         learning.mode
     ))?;
     let game = Fibonacci::STANDARD;
-    for index in first_block..plan.blocks {
-        let start = Instant::now();
+    let threads = usize::from(args.threads);
+    let block = |index: u64| {
         let first = index * plan.block_size;
-        let local = play_episodes(plan.block_size, usize::from(args.threads), |episode| {
+        play_episodes(plan.block_size, threads, |episode| {
             let mut rng = episode_rng(seed, first + episode);
             play(&game, &network, Some(&learning), &mut rng)
-        });
-        total.merge(&local);
-        log.write(&report::block(total.episodes, &local, start.elapsed()))?;
-        let done = index + 1;
-        if done % args.learn.checkpoint_every == 0 || done == plan.blocks {
-            let progress = Progress {
-                settings: settings.clone(),
-                blocks_done: done,
-                total: total.clone(),
-            };
-            checkpoint::save(&checkpoint_path, &network, &progress)?;
-        }
-    }
+        })
+    };
+    run_blocks(plan, first_block, &mut total, block, |block| {
+        log.write(&report::block(
+            block.total.episodes,
+            block.local,
+            block.elapsed,
+        ))?;
+        checkpointing.after_block(block.index + 1, plan.blocks, &network, block.total)
+    })?;
     let metadata = Metadata::from([
         ("trained_episodes".to_owned(), total.episodes.to_string()),
         ("alpha".to_owned(), learning.alpha.to_string()),
@@ -228,7 +229,7 @@ fn train(
     ]);
     network.save(output, &metadata)?;
     // The output now holds everything the checkpoint did.
-    let _ = std::fs::remove_file(&checkpoint_path);
+    let _ = std::fs::remove_file(&checkpointing.path);
     log.write(&format!(
         "trained {} episodes: 2584 reached in {:.2}%\nsaved {}\n\n",
         total.episodes,
@@ -251,12 +252,10 @@ fn evaluate(
     let records = args.record.as_deref().map(RecordFile::create).transpose()?;
     let game = Fibonacci::STANDARD;
     let names = Names::default();
-    let start = Instant::now();
-    let mut total = Stats::default();
-    for index in 0..plan.blocks {
-        let block_start = Instant::now();
+    let threads = usize::from(args.threads);
+    let block = |index: u64| {
         let first = index * plan.block_size;
-        let local = play_episodes(plan.block_size, usize::from(args.threads), |episode| {
+        play_episodes(plan.block_size, threads, |episode| {
             let mut rng = episode_rng(seed, first + episode);
             match &records {
                 Some(records) => {
@@ -266,17 +265,19 @@ fn evaluate(
                 }
                 None => play(&game, network, None, &mut rng),
             }
-        });
-        total.merge(&local);
+        })
+    };
+    let mut total = Stats::default();
+    let elapsed = run_blocks(plan, 0, &mut total, block, |block| {
         log.write(&report::block(
-            total.episodes,
-            &local,
-            block_start.elapsed(),
-        ))?;
-    }
+            block.total.episodes,
+            block.local,
+            block.elapsed,
+        ))
+    })?;
     log.write(&format!(
         "summary\n{}2584 reached in {} of {} games ({:.2}%)\n",
-        report::block(total.episodes, &total, start.elapsed()),
+        report::block(total.episodes, &total, elapsed),
         total.reached(tile::GOAL),
         total.episodes,
         100.0 * total.reach_rate(tile::GOAL)

@@ -169,22 +169,45 @@ impl Run<'_> {
         &self,
         first_block: u64,
         total: &mut Stats,
-        mut after_block: impl FnMut(Block<'_>) -> Result<(), E>,
+        after_block: impl FnMut(Block<'_>) -> Result<(), E>,
     ) -> Result<Duration, E> {
-        let start = Instant::now();
-        for index in first_block..self.plan.blocks {
-            let block_start = Instant::now();
-            let local = self.block(index);
-            total.merge(&local);
-            after_block(Block {
-                index,
-                elapsed: block_start.elapsed(),
-                local: &local,
-                total,
-            })?;
-        }
-        Ok(start.elapsed())
+        run_blocks(
+            self.plan,
+            first_block,
+            total,
+            |index| self.block(index),
+            after_block,
+        )
     }
+}
+
+/// Plays the blocks of `plan` from `first_block` on with `block` (which
+/// plays the block of that index), adding each to `total` and calling
+/// `after_block` after it, timed; stops at the first error it returns.
+/// Returns the time spent.
+///
+/// # Errors
+/// The first error of `after_block`.
+pub fn run_blocks<E>(
+    plan: Plan,
+    first_block: u64,
+    total: &mut Stats,
+    mut block: impl FnMut(u64) -> Stats,
+    mut after_block: impl FnMut(Block<'_>) -> Result<(), E>,
+) -> Result<Duration, E> {
+    let start = Instant::now();
+    for index in first_block..plan.blocks {
+        let block_start = Instant::now();
+        let local = block(index);
+        total.merge(&local);
+        after_block(Block {
+            index,
+            elapsed: block_start.elapsed(),
+            local: &local,
+            total,
+        })?;
+    }
+    Ok(start.elapsed())
 }
 
 /// Plays episodes `0..count` with `play`, on `threads` threads that take

@@ -17,6 +17,32 @@ pub struct Checkpointing {
     pub settings: Settings,
 }
 
+impl Checkpointing {
+    /// Saves `weights` and the progress once `done` of `blocks` blocks are
+    /// finished, if a checkpoint is due then: every [`Self::every`] blocks
+    /// and after the last.
+    ///
+    /// # Errors
+    /// [`Error::Network`] if the checkpoint cannot be written.
+    pub fn after_block<W: checkpoint::Weights>(
+        &self,
+        done: u64,
+        blocks: u64,
+        weights: &W,
+        total: &Stats,
+    ) -> Result<(), Error> {
+        if !done.is_multiple_of(self.every.max(1)) && done != blocks {
+            return Ok(());
+        }
+        let progress = Progress {
+            settings: self.settings.clone(),
+            blocks_done: done,
+            total: total.clone(),
+        };
+        checkpoint::save(&self.path, weights, &progress)
+    }
+}
+
 /// Trains `run.network` block by block from `resume` (or the start),
 /// printing each block to `log` and saving checkpoints as asked. Returns the
 /// statistics of all blocks, resumed ones included.
@@ -43,16 +69,8 @@ pub fn train(
     let blocks = run.plan.blocks;
     run.execute(first_block, &mut total, |block| {
         log.write(&block.report(blocks, win_tile))?;
-        let done = block.index + 1;
-        if let Some(checkpointing) = checkpointing
-            && (done % checkpointing.every.max(1) == 0 || done == blocks)
-        {
-            let progress = Progress {
-                settings: checkpointing.settings.clone(),
-                blocks_done: done,
-                total: block.total.clone(),
-            };
-            checkpoint::save(&checkpointing.path, network, &progress)?;
+        if let Some(checkpointing) = checkpointing {
+            checkpointing.after_block(block.index + 1, blocks, network, block.total)?;
         }
         Ok::<(), Error>(())
     })?;
