@@ -90,7 +90,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
     let network = if heuristic {
         None
     } else {
-        let limit = args.play.memory_limit();
+        let limit = args.play.run.memory_limit();
         Some(cli::network(
             args.network.as_deref(),
             &args.input,
@@ -135,8 +135,8 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         },
     };
 
-    let (seed_text, seed) = args.play.seed();
-    let mut log = Log::open(args.play.log.as_deref())?;
+    let (seed_text, seed) = args.play.run.seed();
+    let mut log = Log::open(args.play.run.log.as_deref())?;
     log.write(&header(
         &args,
         &seed_text,
@@ -149,7 +149,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         player,
         spawns: args.play.spawns(),
         seed,
-        threads: usize::from(args.play.threads),
+        threads: usize::from(args.play.run.threads),
         plan,
     };
     let start = std::time::Instant::now();
@@ -159,7 +159,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         let moves = stats.moves.max(1) as f64;
         log.write(&format!(
             "search: {:.4} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
-            1000.0 * seconds * f64::from(args.play.threads) / moves,
+            1000.0 * seconds * f64::from(args.play.run.threads) / moves,
             stats.nodes as f64 / moves,
             stats.nodes as f64 / seconds / 1e6,
         ))?;
@@ -187,11 +187,11 @@ fn header(
         settings.depth
     );
     match network {
-        Some(network) => cli::header("eval", seed, args.play.threads, network, &[search]),
+        Some(network) => cli::header("eval", seed, args.play.run.threads, network, &[search]),
         None => cli::header_for(
             "eval",
             seed,
-            args.play.threads,
+            args.play.run.threads,
             "the heuristic (no network)",
             &[search],
         ),

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::LearnArgs;
+use cli::{LearnArgs, RunArgs};
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Fibonacci, Network, default_radix, report, tile};
 use learn::checkpoint::{self, Settings};
@@ -67,23 +67,8 @@ struct Args {
     #[arg(long, value_name = "FILE", conflicts_with_all = ["plan", "evaluate", "input", "record"])]
     replay: Option<PathBuf>,
 
-    /// Seed: any text. The same seed replays the same episodes, bit for bit
-    /// with one thread [default: from the clock, printed in the header]
-    #[arg(short = 's', long)]
-    seed: Option<String>,
-
-    /// Threads playing at once, sharing one network without locks
-    #[arg(short = 'p', long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
-    threads: u16,
-
-    /// Refuse networks whose weights need more memory than this (e.g. 2G)
-    /// [default: the memory available now]
-    #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
-    memory: Option<u64>,
-
-    /// Append everything printed to this log file too
-    #[arg(long, value_name = "FILE")]
-    log: Option<PathBuf>,
+    #[command(flatten)]
+    run: RunArgs,
 
     #[command(flatten)]
     learn: LearnArgs,
@@ -94,7 +79,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
-    let mut log = Log::open(args.log.as_deref())?;
+    let mut log = Log::open(args.run.log.as_deref())?;
     if let Some(path) = &args.replay {
         return replay(path, &mut log);
     }
@@ -103,10 +88,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             "nothing to do: give -t to train, -e to evaluate, or --replay to check records"
         );
     }
-    let limit = args
-        .memory
-        .or_else(ntuple::available_memory)
-        .unwrap_or(u64::MAX);
+    let limit = args.run.memory_limit();
     let words = match (&args.network, &args.input) {
         (None, None) => Some(vec!["8x4patt".to_owned()]),
         (words, _) => words.clone(),
@@ -130,11 +112,11 @@ fn run(args: Args) -> anyhow::Result<()> {
             Network::new(patterns, radix, limit)?
         }
     };
-    let (seed_text, seed) = cli::seed(args.seed.as_deref());
+    let (seed_text, seed) = args.run.seed();
     log.write(&cli::header_for(
         "fib2584",
         &seed_text,
-        args.threads,
+        args.run.threads,
         &network.describe(),
         &[],
     ))?;
@@ -205,7 +187,7 @@ fn train(
         learning.mode
     ))?;
     let game = Fibonacci::STANDARD;
-    let threads = usize::from(args.threads);
+    let threads = usize::from(args.run.threads);
     let block = |index: u64| {
         let first = index * plan.block_size;
         play_episodes(plan.block_size, threads, |episode| {
@@ -252,7 +234,7 @@ fn evaluate(
     let records = args.record.as_deref().map(RecordFile::create).transpose()?;
     let game = Fibonacci::STANDARD;
     let names = Names::default();
-    let threads = usize::from(args.threads);
+    let threads = usize::from(args.run.threads);
     let block = |index: u64| {
         let first = index * plan.block_size;
         play_episodes(plan.block_size, threads, |episode| {

@@ -66,7 +66,7 @@ fn main() -> ExitCode {
 }
 
 fn train(args: Args) -> anyhow::Result<()> {
-    let limit = args.play.memory_limit();
+    let limit = args.play.run.memory_limit();
     let words = match (&args.network, args.input.is_empty()) {
         (None, true) => Some(vec!["4x6patt".to_owned()]),
         (words, _) => words.clone(),
@@ -83,7 +83,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     });
     cli::check_output_folder(&output.path)?;
     let checkpoint_path = cli::with_suffix(&output.path, ".checkpoint");
-    let (seed_text, seed) = args.play.seed();
+    let (seed_text, seed) = args.play.run.seed();
     let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let tc = if args.tc { " (TC)" } else { "" };
@@ -111,7 +111,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         network.enable_coherence(limit.saturating_sub(network.memory_bytes()))?;
     }
 
-    let mut log = Log::open(args.play.log.as_deref())?;
+    let mut log = Log::open(args.play.run.log.as_deref())?;
     let rate = learning.rate(network.feature_count());
     let extra = [format!(
         "alpha = {} (rate {rate:e} per feature), mode = {}{}",
@@ -122,7 +122,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     log.write(&cli::header(
         "train",
         &seed_text,
-        args.play.threads,
+        args.play.run.threads,
         &network,
         &extra,
     ))?;
@@ -142,7 +142,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         },
         spawns: args.play.spawns(),
         seed,
-        threads: usize::from(args.play.threads),
+        threads: usize::from(args.play.run.threads),
         plan: args.plan,
     };
     let checkpointing = Checkpointing {
@@ -182,7 +182,7 @@ fn train(args: Args) -> anyhow::Result<()> {
             },
             spawns,
             seed: learn::seed_from_text(&format!("{seed_text}/evaluate")),
-            threads: usize::from(args.play.threads),
+            threads: usize::from(args.play.run.threads),
             plan,
         };
         session::evaluate(&run, &mut log, args.play.win)?;

@@ -11,9 +11,9 @@ use board::SpawnRule;
 use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
-/// The options of every run that plays games.
+/// The options of every run of any game: seed, threads, log, memory.
 #[derive(clap::Args, Debug)]
-pub struct PlayArgs {
+pub struct RunArgs {
     /// Seed: any text. The same seed replays the same episodes, bit for bit
     /// with one thread [default: from the clock, printed in the header]
     #[arg(short = 's', long)]
@@ -23,9 +23,36 @@ pub struct PlayArgs {
     #[arg(short = 'p', long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
     pub threads: u16,
 
-    /// Append everything printed to this log file too (TDL2048+'s layout)
+    /// Append everything printed to this log file too
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
+
+    /// Refuse networks whose weights need more memory than this (e.g. 8G)
+    /// [default: the memory available now]
+    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
+    pub memory: Option<u64>,
+}
+
+impl RunArgs {
+    /// The seed's text (given, or the clock's nanoseconds) and its value.
+    pub fn seed(&self) -> (String, u64) {
+        seed(self.seed.as_deref())
+    }
+
+    /// The memory limit for weight tables.
+    pub fn memory_limit(&self) -> u64 {
+        self.memory
+            .or_else(ntuple::available_memory)
+            .unwrap_or(u64::MAX)
+    }
+}
+
+/// The options of every run that plays 2048.
+#[derive(clap::Args, Debug)]
+pub struct PlayArgs {
+    /// Seed, threads, log and memory.
+    #[command(flatten)]
+    pub run: RunArgs,
 
     /// The tile counted as a win in the `win=` rates
     #[arg(long, default_value = "2048", value_parser = parse_tile)]
@@ -35,11 +62,6 @@ pub struct PlayArgs {
     #[arg(long, default_value_t = 0.1, value_parser = parse_four_rate)]
     pub four_rate: f64,
 
-    /// Refuse networks whose weights need more memory than this (e.g. 8G)
-    /// [default: the memory available now]
-    #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
-    pub memory: Option<u64>,
-
     /// A multistage network: the tile sums where each copy of the tables
     /// takes over, from 0 (TDL2048+'s `-@ 0,16384`). Required to read a
     /// multistage .w file, which does not record them
@@ -48,21 +70,9 @@ pub struct PlayArgs {
 }
 
 impl PlayArgs {
-    /// The seed's text (given, or the clock's nanoseconds) and its value.
-    pub fn seed(&self) -> (String, u64) {
-        seed(self.seed.as_deref())
-    }
-
     /// How tiles spawn.
     pub fn spawns(&self) -> SpawnRule {
         SpawnRule::new(self.four_rate).expect("checked when parsed")
-    }
-
-    /// The memory limit for weight tables.
-    pub fn memory_limit(&self) -> u64 {
-        self.memory
-            .or_else(ntuple::available_memory)
-            .unwrap_or(u64::MAX)
     }
 }
 
