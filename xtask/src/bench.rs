@@ -67,7 +67,16 @@ pub fn bench(options: &Options) -> Result<(), String> {
     let rows = result?;
     print_table(options, &rows);
     if let Some(path) = &options.json {
-        std::fs::write(path, json(&rows)).map_err(|e| format!("{}: {e}", path.display()))?;
+        // Written beside, then renamed: an interrupted write never leaves a
+        // truncated file under the name.
+        let mut temporary = path.as_os_str().to_owned();
+        temporary.push(format!(".tmp-{}", std::process::id()));
+        std::fs::write(&temporary, json(&rows))
+            .and_then(|()| std::fs::rename(&temporary, path))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&temporary);
+                format!("{}: {e}", path.display())
+            })?;
         println!("\nwritten to {}", path.display());
     }
     Ok(())
