@@ -11,14 +11,18 @@
 //! it gives the same files as a build that was never interrupted.
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::solve::{self, Solved};
-use crate::storage::{self, LayerHeader, Precision, write_atomically};
+use crate::storage::{self, LayerHeader, LayerWriter, Precision, write_atomically};
+use crate::work::{
+    RatesFile, WordReader, WordWriter, boards_path, rates_path, remove_if_present, run_path,
+    write_words,
+};
 use crate::{Error, Formation, FormationSpec, Mover, Spec, generate, optimal};
 
 /// The manifest's format version.
@@ -300,86 +304,64 @@ pub fn build(
     let mover = Mover::new(spec.formation().large());
     let mut summary = Summary::default();
 
-    // Generation: each layer from the two before it.
+    // Generation: each layer from the two before it, read back from their
+    // files a segment at a time.
     if generated_before < steps {
-        // The layers generated last, kept for the next two; after a resume
-        // they are read back.
-        let mut recent: Vec<Option<Vec<u64>>> = vec![None; steps];
         for index in generated_before..steps {
             let began = Instant::now();
-            let boards = if index == 0 {
-                spec.formation().layer_zero()
+            let positions = if index == 0 {
+                let seeds = spec.formation().layer_zero();
+                write_words(&boards_path(&work, 0), &seeds)?;
+                seeds.len()
             } else {
-                let parents = [index.checked_sub(1), index.checked_sub(2)];
-                for layer in parents.into_iter().flatten() {
-                    if recent[layer].is_none() && spec.expands(layer) {
-                        recent[layer] = Some(read_u64s(&boards_path(&work, layer))?);
-                    }
-                }
-                let empty = Vec::new();
-                let parent = |layer: Option<usize>| match layer {
-                    Some(layer) if spec.expands(layer) => recent[layer].as_ref().unwrap_or(&empty),
-                    _ => &empty,
-                };
                 generate_layer(
                     spec,
                     &mover,
                     index,
-                    [parent(parents[0]), parent(parents[1])],
-                    memory,
+                    memory.map(|bytes| bytes.saturating_sub(RESERVE)),
                     &work,
                 )?
             };
-            write_u64s(&boards_path(&work, index), &[&boards])?;
-            summary.generated += boards.len() as u64;
+            summary.generated += positions as u64;
             report(Event::Generated {
                 layer: index,
-                positions: boards.len(),
+                positions,
                 elapsed: began.elapsed(),
             });
-            if let Some(done) = index.checked_sub(2) {
-                recent[done] = None;
-            }
-            recent[index] = Some(boards);
         }
         File::create(&generated_marker).map_err(io(&generated_marker))?;
     }
 
     // Solving: from the horizon down, each layer from the two after it.
-    // While solving layer i, `next` holds layer i + 1 and `after` i + 2.
+    // A layer is solved whole when it and the two after it fit the budget
+    // (those two then stay in memory from the layers solved before);
+    // otherwise in segments, each fetching from the two layers' working
+    // files only the children it looks up.
     let resume_at = steps - solved_before;
-    let load = |layer: usize| {
-        if layer < steps && resume_at > 0 {
-            read_rates(&rates_path(&work, layer))
-        } else {
-            Ok(Solved::default())
-        }
+    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
+    let rates_of = |layer: usize| {
+        (layer < steps)
+            .then(|| RatesFile::open(&rates_path(&work, layer)))
+            .transpose()
     };
-    let mut next = load(resume_at)?;
-    let mut after = load(resume_at + 1)?;
+    // Layers index + 1 and index + 2, when in memory.
+    let mut held: [Option<Solved>; 2] = [None, None];
     for index in (0..resume_at).rev() {
         let began = Instant::now();
-        let boards = read_u64s(&boards_path(&work, index))?;
-        let rates = if spec.is_horizon(index) {
-            solve::horizon(spec, &boards)
-        } else {
-            solve::layer(spec, &mover, index, &boards, &next, &after)
-        };
-        let positions = boards.len();
-        // Only rates above 0 are kept: a missing position reads as 0.
-        let (boards, rates) = boards
-            .into_iter()
-            .zip(rates)
-            .filter(|&(_, rate)| rate > 0.0)
-            .unzip();
-        let solved = Solved::new(boards, rates);
-        write_rates(&rates_path(&work, index), &solved)?;
-        let pruned;
-        let kept = if options.prune > 0.0 {
-            pruned = solved.above(options.prune);
-            &pruned
-        } else {
-            &solved
+        let parents = WordReader::open(&boards_path(&work, index))?;
+        let children = [rates_of(index + 1)?, rates_of(index + 2)?];
+        let lens = children
+            .each_ref()
+            .map(|file| file.as_ref().map_or(0, RatesFile::len));
+        let whole = budget.is_none_or(|bytes| {
+            WHOLE_BYTES_PER_POSITION * parents.len() as u64
+                + HELD_BYTES_PER_POSITION * (lens[0] + lens[1]) as u64
+                <= bytes
+        });
+        let solving = Solving {
+            spec,
+            mover: &mover,
+            index,
         };
         let header = LayerHeader {
             formation: spec.formation().name().to_owned(),
@@ -387,22 +369,95 @@ pub fn build(
             four_rate: spec.four_rate(),
             precision: options.precision,
             layer: index,
-            positions: kept.len() as u64,
+            positions: 0,
         };
-        let bytes = storage::write(&layer_path(dir, index), &header, kept, options.level)?;
-        summary.stored += kept.len() as u64;
+        let mut out = WordWriter::create(&rates_path(&work, index))?;
+        let (kept, bytes);
+        if whole {
+            let [next, after] = [0, 1].map(|side| {
+                held[side].take().map_or_else(
+                    || {
+                        children[side]
+                            .as_ref()
+                            .map_or(Ok(Solved::default()), RatesFile::read_all)
+                    },
+                    Ok,
+                )
+            });
+            let (next, after) = (next?, after?);
+            let boards = parents.read_all()?;
+            let solved = solving.solve(&boards, &next, &after);
+            out.extend_solved(solved.boards(), solved.rates())?;
+            out.finish()?;
+            let pruned;
+            let stored = if options.prune > 0.0 {
+                pruned = solved.above(options.prune);
+                &pruned
+            } else {
+                &solved
+            };
+            kept = stored.len() as u64;
+            let header = LayerHeader {
+                positions: kept,
+                ..header
+            };
+            bytes = storage::write(&layer_path(dir, index), &header, stored, options.level)?;
+            held = [Some(solved), Some(next)];
+        } else {
+            held = [None, None];
+            let mut stored = 0;
+            let segment = budget.map_or(usize::MAX, |bytes| {
+                usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
+                    .unwrap_or(usize::MAX)
+                    .max(1 << 12)
+            });
+            for start in (0..parents.len()).step_by(segment) {
+                let boards = parents.read(start, segment.min(parents.len() - start))?;
+                let [next, after] = if spec.is_horizon(index) {
+                    [Solved::default(), Solved::default()]
+                } else {
+                    let wanted = solve::wanted(spec, &mover, index, &boards);
+                    let fetch = |side: usize| {
+                        children[side]
+                            .as_ref()
+                            .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
+                    };
+                    [fetch(0)?, fetch(1)?]
+                };
+                let solved = solving.solve(&boards, &next, &after);
+                stored += solved
+                    .rates()
+                    .iter()
+                    .filter(|&&rate| rate > options.prune)
+                    .count();
+                out.extend_solved(solved.boards(), solved.rates())?;
+            }
+            out.finish()?;
+            kept = stored as u64;
+            let header = LayerHeader {
+                positions: kept,
+                ..header
+            };
+            bytes = store_layer(
+                &layer_path(dir, index),
+                &header,
+                &RatesFile::open(&rates_path(&work, index))?,
+                options.prune,
+                options.level,
+            )?;
+        }
+        summary.stored += kept;
         summary.bytes += bytes;
         report(Event::Solved {
             layer: index,
-            positions,
-            stored: kept.len(),
+            positions: parents.len(),
+            stored: kept as usize,
             bytes,
             elapsed: began.elapsed(),
         });
         for done in [rates_path(&work, index + 2), boards_path(&work, index)] {
             remove_if_present(&done)?;
         }
-        after = std::mem::replace(&mut next, solved);
     }
     if options.optimal_only {
         let (stored, bytes) =
@@ -427,67 +482,140 @@ pub fn build(
 /// that sorting the segment makes.
 const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
 
-/// Generates layer `index` from its parents ([`generate::layer_runs`]),
-/// within `memory` if given: in segments whose sorted runs go to `work` and
-/// are merged back.
+/// Memory the budget leaves aside for what does not grow with the layers:
+/// the program, its move and symmetry tables, the threads' stacks, the
+/// buffers of the files being written.
+const RESERVE: u64 = 16 << 20;
+
+/// Bytes per position of a layer solved whole: its boards and rates, and
+/// the solved copy of those above 0.
+const WHOLE_BYTES_PER_POSITION: u64 = 32;
+
+/// Bytes per position of a solved layer held for lookups: board, rate and
+/// index.
+const HELD_BYTES_PER_POSITION: u64 = 17;
+
+/// Bytes per position of a layer solved in segments: its boards and rates,
+/// and the children it looks up (up to 16 empty cells, 2 spawns, 4 moves;
+/// far fewer after removing repeats), noted and fetched with their rates.
+const SEGMENT_BYTES_PER_POSITION: u64 = 2048;
+
+/// Positions per piece when a layer file is written from working rates.
+const STORE_PIECE: usize = 1 << 16;
+
+/// One layer being solved.
+struct Solving<'a> {
+    spec: &'a Spec,
+    mover: &'a Mover,
+    index: usize,
+}
+
+impl Solving<'_> {
+    /// The positions of `boards` whose rate is above 0 (a missing position
+    /// reads as 0), given the two layers after.
+    fn solve(&self, boards: &[u64], next: &Solved, after: &Solved) -> Solved {
+        let Self { spec, mover, index } = *self;
+        let rates = if spec.is_horizon(index) {
+            solve::horizon(spec, boards)
+        } else {
+            solve::layer(spec, mover, index, boards, next, after)
+        };
+        // Exact lengths: a solved layer may be held for the next two.
+        let kept = rates.iter().filter(|&&rate| rate > 0.0).count();
+        let (mut kept_boards, mut kept_rates) =
+            (Vec::with_capacity(kept), Vec::with_capacity(kept));
+        for (&board, rate) in boards.iter().zip(rates) {
+            if rate > 0.0 {
+                kept_boards.push(board);
+                kept_rates.push(rate);
+            }
+        }
+        Solved::new(kept_boards, kept_rates)
+    }
+}
+
+/// Writes the layer file of `header` from a solved layer's working rates,
+/// a piece at a time, without the rates at or below the prune threshold.
+/// Returns its size in bytes.
+fn store_layer(
+    path: &Path,
+    header: &LayerHeader,
+    rates: &RatesFile,
+    prune: f64,
+    level: i32,
+) -> Result<u64, Error> {
+    let mut writer = LayerWriter::create(path, header, level)?;
+    for start in (0..rates.len()).step_by(STORE_PIECE) {
+        let (boards, rates) = rates.read(start, STORE_PIECE.min(rates.len() - start))?;
+        let (boards, rates): (Vec<u64>, Vec<f64>) = boards
+            .into_iter()
+            .zip(rates)
+            .filter(|&(_, rate)| rate > prune)
+            .unzip();
+        writer.push(&boards, &rates)?;
+    }
+    writer.finish()
+}
+
+/// Generates layer `index` into its working file from its parent layers'
+/// files, within `memory` if given: the parents are read in segments, the
+/// children of each sorted into a run; when the runs would take more than a
+/// quarter of the budget they go to disk, and are merged from there.
+/// Returns the number of positions.
 fn generate_layer(
     spec: &Spec,
     mover: &Mover,
     index: usize,
-    [after_two, after_four]: [&[u64]; 2],
     memory: Option<u64>,
     work: &Path,
-) -> Result<Vec<u64>, Error> {
+) -> Result<usize, Error> {
     let segment = memory.map_or(usize::MAX, |bytes| {
-        usize::try_from(bytes / CHILD_BYTES_PER_PARENT)
+        usize::try_from(bytes / 2 / CHILD_BYTES_PER_PARENT)
             .unwrap_or(usize::MAX)
             .max(1 << 12)
     });
-    let mut kept: Option<Vec<u64>> = None;
-    let mut spilled: Vec<PathBuf> = Vec::new();
-    let mut failed: Option<Error> = None;
-    generate::layer_runs(
-        spec,
-        mover,
-        index,
-        after_two,
-        after_four,
-        segment,
-        &mut |run| {
-            if failed.is_some() {
-                return;
+    let held_words = memory.map_or(usize::MAX, |bytes| {
+        usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
+    });
+    let (mut held, mut spilled): (Vec<Vec<u64>>, Vec<PathBuf>) = (Vec::new(), Vec::new());
+    let spill = |held: &mut Vec<Vec<u64>>, spilled: &mut Vec<PathBuf>| -> Result<(), Error> {
+        for run in held.drain(..) {
+            let path = run_path(work, index, spilled.len());
+            write_words(&path, &run)?;
+            spilled.push(path);
+        }
+        Ok(())
+    };
+    let parents = [(index - 1, 1)]
+        .into_iter()
+        .chain((index >= 2).then(|| (index - 2, 2)));
+    for (layer, exponent) in parents.filter(|&(layer, _)| spec.expands(layer)) {
+        let boards = WordReader::open(&boards_path(work, layer))?;
+        for start in (0..boards.len()).step_by(segment) {
+            let piece = boards.read(start, segment.min(boards.len() - start))?;
+            held.push(generate::run(spec, mover, layer, exponent, &piece));
+            if held.iter().map(Vec::len).sum::<usize>() > held_words {
+                spill(&mut held, &mut spilled)?;
             }
-            match kept.take() {
-                // The first run stays in memory, unless a second one comes.
-                None if spilled.is_empty() => kept = Some(run),
-                first => {
-                    for run in first.into_iter().chain([run]) {
-                        let path = work.join(format!("run-{index:04}-{:04}", spilled.len()));
-                        if let Err(error) = write_u64s(&path, &[&run]) {
-                            failed = Some(error);
-                            return;
-                        }
-                        spilled.push(path);
-                    }
-                }
-            }
-        },
-    );
-    if let Some(error) = failed {
-        return Err(error);
+        }
     }
+    let out = boards_path(work, index);
     if spilled.is_empty() {
-        return Ok(kept.unwrap_or_default());
+        let boards = generate::merge(held);
+        write_words(&out, &boards)?;
+        return Ok(boards.len());
     }
-    let boards = merge_runs(&spilled)?;
+    spill(&mut held, &mut spilled)?;
+    let positions = merge_runs(&spilled, &out)?;
     for path in &spilled {
         remove_if_present(path)?;
     }
-    Ok(boards)
+    Ok(positions)
 }
 
-/// The sorted union, without repeats, of sorted runs of u64 in files.
-fn merge_runs(paths: &[PathBuf]) -> Result<Vec<u64>, Error> {
+/// Writes to `out` the sorted union, without repeats, of sorted runs of u64
+/// in files. Returns its length.
+fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     use std::io::{BufReader, Read};
@@ -519,90 +647,19 @@ fn merge_runs(paths: &[PathBuf]) -> Result<Vec<u64>, Error> {
             heap.push(Reverse((board, run)));
         }
     }
-    let mut boards: Vec<u64> = Vec::new();
+    let mut writer = WordWriter::create(out)?;
+    let (mut last, mut positions) = (None, 0);
     while let Some(Reverse((board, run))) = heap.pop() {
-        if boards.last() != Some(&board) {
-            boards.push(board);
+        if last != Some(board) {
+            writer.extend(&[board])?;
+            (last, positions) = (Some(board), positions + 1);
         }
         if let Some(following) = next(run)? {
             heap.push(Reverse((following, run)));
         }
     }
-    Ok(boards)
-}
-
-fn boards_path(work: &Path, index: usize) -> PathBuf {
-    work.join(format!("boards-{index:04}"))
-}
-
-fn rates_path(work: &Path, index: usize) -> PathBuf {
-    work.join(format!("rates-{index:04}"))
-}
-
-fn remove_if_present(path: &Path) -> Result<(), Error> {
-    match fs::remove_file(path) {
-        Err(source) if source.kind() != io::ErrorKind::NotFound => Err(Error::Io {
-            path: path.to_owned(),
-            source,
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// Writes arrays of u64 one after another, little-endian, atomically.
-fn write_u64s(path: &Path, arrays: &[&[u64]]) -> Result<(), Error> {
-    write_atomically(path, |file| {
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        for array in arrays {
-            for value in *array {
-                out.write_all(&value.to_le_bytes())?;
-            }
-        }
-        out.into_inner().map_err(io::IntoInnerError::into_error)
-    })
-    .map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })
-}
-
-fn read_u64s(path: &Path) -> Result<Vec<u64>, Error> {
-    let bytes = fs::read(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    if bytes.len() % 8 != 0 {
-        return Err(Error::File {
-            path: path.to_owned(),
-            problem: "a working file of whole u64 values is cut short".to_owned(),
-        });
-    }
-    Ok(bytes
-        .chunks_exact(8)
-        .map(|chunk| u64::from_le_bytes(chunk.try_into().expect("8 bytes")))
-        .collect())
-}
-
-/// A solved layer at full precision: the boards, then the bits of the rates.
-fn write_rates(path: &Path, solved: &Solved) -> Result<(), Error> {
-    let bits: Vec<u64> = solved.rates().iter().map(|rate| rate.to_bits()).collect();
-    write_u64s(path, &[solved.boards(), &bits])
-}
-
-fn read_rates(path: &Path) -> Result<Solved, Error> {
-    let mut values = read_u64s(path)?;
-    if values.len() % 2 != 0 {
-        return Err(Error::File {
-            path: path.to_owned(),
-            problem: "a working file of rates is cut short".to_owned(),
-        });
-    }
-    let rates = values
-        .split_off(values.len() / 2)
-        .into_iter()
-        .map(f64::from_bits)
-        .collect();
-    Ok(Solved::new(values, rates))
+    writer.finish()?;
+    Ok(positions)
 }
 
 /// The peak resident memory of this process (Linux: `VmHWM`).

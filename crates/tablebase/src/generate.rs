@@ -80,85 +80,76 @@ pub fn layer(
     after_two: &[u64],
     after_four: &[u64],
 ) -> Vec<u64> {
-    let mut runs = Vec::new();
-    layer_runs(
-        spec,
-        mover,
-        index,
-        after_two,
-        after_four,
-        usize::MAX,
-        &mut |run| {
-            runs.push(run);
-        },
-    );
-    runs.pop().unwrap_or_default()
+    let mut runs = vec![run(spec, mover, index - 1, 1, after_two)];
+    if index >= 2 {
+        runs.push(run(spec, mover, index - 2, 2, after_four));
+    }
+    merge(runs)
 }
 
-/// [`layer`] in segments of at most `segment` parents, to bound the memory
-/// of the children: each segment's children are passed to `emit` as a
-/// sorted run without repeats (one run for the whole layer when `segment`
-/// covers it). The union of the runs is the layer.
-pub fn layer_runs(
+/// The children of `parents`, positions of layer `parent_layer`, with a
+/// tile of `exponent` spawned: sorted and without repeats. Won parents are
+/// not expanded. A layer generated in pieces is the [`merge`] of the runs
+/// of its parents' pieces.
+pub fn run(
     spec: &Spec,
     mover: &Mover,
-    index: usize,
-    after_two: &[u64],
-    after_four: &[u64],
-    segment: usize,
-    emit: &mut dyn FnMut(Vec<u64>),
-) {
-    let expand = |parents: &[u64], parent_layer: usize, exponent: u8| {
-        parents
-            .par_chunks(CHUNK)
-            .map(|chunk| {
-                let mut out = Vec::with_capacity(chunk.len() * 8);
-                let mut recent = Recent::new();
-                for &board in chunk {
-                    if !spec.is_won(board, parent_layer) {
-                        children(spec, mover, board, exponent, &mut |child| {
-                            if recent.is_new(child) {
-                                out.push(child);
-                            }
-                        });
-                    }
+    parent_layer: usize,
+    exponent: u8,
+    parents: &[u64],
+) -> Vec<u64> {
+    let parts = parents
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut out = Vec::with_capacity(chunk.len() * 8);
+            let mut recent = Recent::new();
+            for &board in chunk {
+                if !spec.is_won(board, parent_layer) {
+                    children(spec, mover, board, exponent, &mut |child| {
+                        if recent.is_new(child) {
+                            out.push(child);
+                        }
+                    });
                 }
-                out.sort_unstable();
-                out.dedup();
-                out
-            })
-            .collect::<Vec<Vec<u64>>>()
-    };
-    let mut sources = vec![(after_two, index - 1, 1)];
-    if index >= 2 {
-        sources.push((after_four, index - 2, 2));
-    }
-    let mut parts: Vec<Vec<u64>> = Vec::new();
-    let (mut parents, mut emitted) = (0usize, false);
-    for (layer, parent_layer, exponent) in sources {
-        for segment_parents in layer.chunks(segment.max(1)) {
-            parts.extend(expand(segment_parents, parent_layer, exponent));
-            parents += segment_parents.len();
-            if parents >= segment {
-                emit(merge(std::mem::take(&mut parts)));
-                (parents, emitted) = (0, true);
             }
-        }
-    }
-    if !parts.is_empty() || !emitted {
-        emit(merge(parts));
-    }
+            out.sort_unstable();
+            out.dedup();
+            out
+        })
+        .collect();
+    merge(parts)
 }
 
-/// The sorted union of sorted parts, without repeats.
-fn merge(parts: Vec<Vec<u64>>) -> Vec<u64> {
-    let mut boards: Vec<u64> = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-    for part in parts {
-        boards.extend(part);
+/// The sorted union of runs (each sorted and without repeats), without
+/// repeats: two runs, a layer's from each parent layer, are merged in one
+/// pass; more, the parts of a run, sorted together.
+pub fn merge(mut runs: Vec<Vec<u64>>) -> Vec<u64> {
+    match &mut runs[..] {
+        [] => Vec::new(),
+        [run] => std::mem::take(run),
+        [first, second] => {
+            let mut boards = Vec::with_capacity(first.len() + second.len());
+            let (mut i, mut j) = (0, 0);
+            while i < first.len() && j < second.len() {
+                let (a, b) = (first[i], second[j]);
+                boards.push(a.min(b));
+                i += usize::from(a <= b);
+                j += usize::from(b <= a);
+            }
+            boards.extend_from_slice(&first[i..]);
+            boards.extend_from_slice(&second[j..]);
+            boards
+        }
+        _ => {
+            let mut boards: Vec<u64> = Vec::with_capacity(runs.iter().map(Vec::len).sum());
+            for run in runs {
+                boards.extend(run);
+            }
+            boards.sort_unstable();
+            boards.dedup();
+            boards
+        }
     }
-    boards.sort_unstable();
-    boards.dedup();
-    boards
 }
 
 #[cfg(test)]
@@ -175,7 +166,7 @@ mod tests {
     }
 
     #[test]
-    fn segments_make_the_same_layer() {
+    fn pieces_make_the_same_layer() {
         let spec = Spec::new(crate::Formation::builtin("442").unwrap(), 6, 0.1).unwrap();
         let mover = Mover::new(spec.formation().large());
         let mut layers = vec![spec.formation().layer_zero()];
@@ -188,10 +179,14 @@ mod tests {
                 &empty
             };
             let whole = layer(&spec, &mover, index, two, four);
-            let mut runs = Vec::new();
-            layer_runs(&spec, &mover, index, two, four, 7, &mut |run| {
-                runs.push(run)
-            });
+            let runs: Vec<Vec<u64>> = two
+                .chunks(7)
+                .map(|piece| run(&spec, &mover, index - 1, 1, piece))
+                .chain(
+                    four.chunks(7)
+                        .map(|piece| run(&spec, &mover, index - 2, 2, piece)),
+                )
+                .collect();
             assert!(runs.len() > 1 || two.len() + four.len() <= 7);
             assert_eq!(merge(runs), whole);
             layers.push(whole);

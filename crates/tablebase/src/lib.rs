@@ -21,6 +21,7 @@ pub mod solve;
 mod spec;
 pub mod storage;
 mod table;
+mod work;
 
 pub use canon::Canon;
 pub use error::Error;

@@ -87,10 +87,34 @@ impl Solved {
     }
 }
 
+/// Where the rates of a layer's positions are looked up.
+pub trait Rates {
+    /// The rate of a canonical `board`: 0 if it is not there.
+    fn rate(&self, board: u64) -> f64;
+}
+
+impl Rates for Solved {
+    #[inline]
+    fn rate(&self, board: u64) -> f64 {
+        Solved::rate(self, board)
+    }
+}
+
+/// Lookups that only note the boards asked for (and read 0).
+#[derive(Default)]
+struct Asked(std::cell::RefCell<Vec<u64>>);
+
+impl Rates for Asked {
+    fn rate(&self, board: u64) -> f64 {
+        self.0.borrow_mut().push(board);
+        0.0
+    }
+}
+
 /// The best rate after a spawn: the largest rate in `next` of the boards the
 /// allowed moves of `spawned` lead to, 0 when no move is allowed.
 #[inline]
-pub fn best_move(spec: &Spec, mover: &Mover, spawned: u64, next: &Solved) -> f64 {
+pub fn best_move(spec: &Spec, mover: &Mover, spawned: u64, next: &impl Rates) -> f64 {
     let formation = spec.formation();
     let mut best = 0.0f64;
     for moved in mover.slide_all(spawned) {
@@ -110,8 +134,8 @@ pub fn rate(
     mover: &Mover,
     board: u64,
     index: usize,
-    next: &Solved,
-    after: &Solved,
+    next: &impl Rates,
+    after: &impl Rates,
 ) -> f64 {
     if spec.is_won(board, index) {
         return 1.0;
@@ -131,6 +155,38 @@ pub fn rate(
     } else {
         sum / f64::from(empty)
     }
+}
+
+/// The boards that [`layer`] looks up to solve `boards` of layer `index`:
+/// those in the next layer (after a 2) and those in the one after (after a
+/// 4), each sorted and without repeats. Solving in pieces fetches just
+/// these from disk.
+pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<u64>; 2] {
+    let pieces: Vec<[Vec<u64>; 2]> = boards
+        .par_chunks(1 << 10)
+        .map(|chunk| {
+            let (next, after) = (Asked::default(), Asked::default());
+            for &board in chunk {
+                rate(spec, mover, board, index, &next, &after);
+            }
+            [next, after].map(|asked| {
+                let mut boards = asked.0.into_inner();
+                boards.sort_unstable();
+                boards.dedup();
+                boards
+            })
+        })
+        .collect();
+    [0, 1].map(|side| {
+        let mut boards: Vec<u64> = pieces
+            .iter()
+            .flat_map(|piece| &piece[side])
+            .copied()
+            .collect();
+        boards.sort_unstable();
+        boards.dedup();
+        boards
+    })
 }
 
 /// The rates of a horizon layer: 1 where the target shows, else 0.

@@ -3,7 +3,7 @@
 //! index, with a checksum (format in docs/tablebase.md).
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{self, BufWriter, Seek, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -127,56 +127,167 @@ const ENTRY_BYTES: usize = 20;
 /// # Errors
 /// [`Error::Io`] naming the file.
 pub fn write(path: &Path, header: &LayerHeader, layer: &Solved, level: i32) -> Result<u64, Error> {
-    let io_error = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let header_bytes = serde_json::to_vec(header).expect("a header always serialises");
-    let blocks: Vec<Vec<u8>> = {
+    let mut writer = LayerWriter::create(path, header, level)?;
+    writer.push(layer.boards(), layer.rates())?;
+    writer.finish()
+}
+
+/// Full blocks compressed together, in parallel, by a [`LayerWriter`].
+const BATCH: usize = 64;
+
+/// A layer file written piece by piece, so that a layer never has to be in
+/// memory whole: positions are pushed in order, compressed a batch of
+/// blocks at a time and written after room left for the block index, which
+/// (with the header and the checksum) is filled in by
+/// [`LayerWriter::finish`]. The file is the one [`write`] makes.
+pub struct LayerWriter {
+    file: AtomicFile,
+    out: BufWriter<File>,
+    precision: Precision,
+    level: i32,
+    /// The bytes before the blocks: magic, version, header, block index.
+    prefix: Vec<u8>,
+    /// Positions the header announces.
+    positions: u64,
+    /// Positions pushed and not yet in a written block.
+    boards: Vec<u64>,
+    rates: Vec<f64>,
+    /// Positions written in blocks.
+    written: u64,
+    /// The block index so far.
+    entries: Vec<BlockEntry>,
+    offset: u64,
+    /// The checksum of the blocks so far.
+    hasher: crc32fast::Hasher,
+}
+
+impl LayerWriter {
+    /// Starts the layer file of `header` at `path`, under a temporary name.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn create(path: &Path, header: &LayerHeader, level: i32) -> Result<Self, Error> {
+        let header_bytes = serde_json::to_vec(header).expect("a header always serialises");
+        let blocks = (header.positions as usize).div_ceil(BLOCK);
+        let mut prefix = Vec::new();
+        prefix.extend(MAGIC);
+        prefix.extend(VERSION.to_le_bytes());
+        prefix.extend((header_bytes.len() as u32).to_le_bytes());
+        prefix.extend(&header_bytes);
+        prefix.extend((blocks as u32).to_le_bytes());
+        let index_at = prefix.len();
+        prefix.resize(index_at + blocks * ENTRY_BYTES, 0);
+        let file = AtomicFile::create(path)?;
+        let mut out = BufWriter::with_capacity(1 << 20, file.handle()?);
+        out.write_all(&prefix)
+            .map_err(|source| file.error(source))?;
+        prefix.truncate(index_at);
+        Ok(Self {
+            file,
+            out,
+            precision: header.precision,
+            level,
+            prefix,
+            positions: header.positions,
+            boards: Vec::with_capacity(BATCH * BLOCK),
+            rates: Vec::with_capacity(BATCH * BLOCK),
+            written: 0,
+            entries: Vec::with_capacity(blocks),
+            offset: 0,
+            hasher: crc32fast::Hasher::new(),
+        })
+    }
+
+    /// Adds positions, sorted and after those pushed before.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    pub fn push(&mut self, boards: &[u64], rates: &[f64]) -> Result<(), Error> {
+        assert_eq!(boards.len(), rates.len(), "one rate per board");
+        for (boards, rates) in boards
+            .chunks(BATCH * BLOCK)
+            .zip(rates.chunks(BATCH * BLOCK))
+        {
+            self.boards.extend_from_slice(boards);
+            self.rates.extend_from_slice(rates);
+            if self.boards.len() >= BATCH * BLOCK {
+                self.write_blocks(BATCH * BLOCK)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Compresses and writes the first `count` pending positions, in blocks.
+    fn write_blocks(&mut self, count: usize) -> Result<(), Error> {
         use rayon::prelude::*;
-        layer
-            .boards()
+        let (precision, level) = (self.precision, self.level);
+        let blocks: Vec<Vec<u8>> = self.boards[..count]
             .par_chunks(BLOCK)
-            .zip(layer.rates().par_chunks(BLOCK))
+            .zip(self.rates[..count].par_chunks(BLOCK))
             .map(|(boards, rates)| {
-                let raw = encode_block(boards, rates, header.precision);
+                let raw = encode_block(boards, rates, precision);
                 zstd::bulk::compress(&raw, level).expect("compressing to memory cannot fail")
             })
-            .collect()
-    };
-    let mut bytes = Vec::new();
-    bytes.extend(MAGIC);
-    bytes.extend(VERSION.to_le_bytes());
-    bytes.extend((header_bytes.len() as u32).to_le_bytes());
-    bytes.extend(&header_bytes);
-    bytes.extend((blocks.len() as u32).to_le_bytes());
-    let mut offset = 0u64;
-    for (block, first) in blocks
-        .iter()
-        .zip(layer.boards().chunks(BLOCK).map(|b| b[0]))
-    {
-        bytes.extend(first.to_le_bytes());
-        bytes.extend(offset.to_le_bytes());
-        bytes.extend((block.len() as u32).to_le_bytes());
-        offset += block.len() as u64;
-    }
-    let mut hasher = crc32fast::Hasher::new();
-    hasher.update(&bytes);
-    for block in &blocks {
-        hasher.update(block);
-    }
-    let checksum = hasher.finalize();
-    write_atomically(path, |file| {
-        let mut out = BufWriter::with_capacity(1 << 20, file);
-        out.write_all(&bytes)?;
-        for block in &blocks {
-            out.write_all(block)?;
+            .collect();
+        for (block, boards) in blocks.iter().zip(self.boards[..count].chunks(BLOCK)) {
+            self.entries.push(BlockEntry {
+                first: boards[0],
+                offset: self.offset,
+                length: block.len() as u32,
+            });
+            self.offset += block.len() as u64;
+            self.hasher.update(block);
+            self.out
+                .write_all(block)
+                .map_err(|source| self.file.error(source))?;
         }
-        out.write_all(&checksum.to_le_bytes())?;
-        out.into_inner().map_err(io::IntoInnerError::into_error)
-    })
-    .map_err(io_error)?;
-    Ok(bytes.len() as u64 + offset + 4)
+        self.boards.drain(..count);
+        self.rates.drain(..count);
+        self.written += count as u64;
+        Ok(())
+    }
+
+    /// Writes what is pending, the block index and the checksum, and renames
+    /// the file into place. Returns its size in bytes.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    ///
+    /// # Panics
+    /// If the positions pushed are not those the header announced.
+    pub fn finish(mut self) -> Result<u64, Error> {
+        self.write_blocks(self.boards.len())?;
+        assert_eq!(
+            self.written, self.positions,
+            "the positions the header announced"
+        );
+        for entry in &self.entries {
+            self.prefix.extend(entry.first.to_le_bytes());
+            self.prefix.extend(entry.offset.to_le_bytes());
+            self.prefix.extend(entry.length.to_le_bytes());
+        }
+        let mut checksum = crc32fast::Hasher::new();
+        checksum.update(&self.prefix);
+        checksum.combine(&self.hasher);
+        let Self {
+            file, out, prefix, ..
+        } = self;
+        let finished = out
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)
+            .and_then(|mut handle| {
+                handle.write_all(&checksum.finalize().to_le_bytes())?;
+                handle.seek(io::SeekFrom::Start(0))?;
+                handle.write_all(&prefix)?;
+                handle.seek(io::SeekFrom::End(0))
+            });
+        let bytes = finished.map_err(|source| file.error(source))?;
+        file.finish()?;
+        Ok(bytes)
+    }
 }
 
 /// A block before compression: the first board, the differences between
@@ -376,9 +487,7 @@ pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(File) -> io::Result<File>,
 ) -> io::Result<()> {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    let temporary = path.with_file_name(name);
+    let temporary = temporary_path(path);
     let result = File::create(&temporary)
         .and_then(write)
         .and_then(|file| file.sync_all())
@@ -387,6 +496,71 @@ pub fn write_atomically(
         let _ = std::fs::remove_file(&temporary);
     }
     result
+}
+
+/// The temporary name a file is written under before it is renamed.
+fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!(".tmp-{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// A file written in several steps under a temporary name, renamed into
+/// place by [`AtomicFile::finish`]; dropped unfinished, it is removed.
+#[derive(Debug)]
+pub(crate) struct AtomicFile {
+    path: PathBuf,
+    temporary: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file of `path`.
+    pub(crate) fn create(path: &Path) -> Result<Self, Error> {
+        let temporary = temporary_path(path);
+        let file = File::create(&temporary).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Ok(Self {
+            path: path.to_owned(),
+            temporary,
+            file: Some(file),
+        })
+    }
+
+    /// Another handle to the temporary file, for writing.
+    pub(crate) fn handle(&self) -> Result<File, Error> {
+        self.file
+            .as_ref()
+            .expect("open until finished")
+            .try_clone()
+            .map_err(|source| self.error(source))
+    }
+
+    /// An I/O error on this file.
+    pub(crate) fn error(&self, source: io::Error) -> Error {
+        Error::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Flushes the file to disk and renames it into place.
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
+        let file = self.file.take().expect("open until finished");
+        file.sync_all()
+            .and_then(|()| std::fs::rename(&self.temporary, &self.path))
+            .map_err(|source| self.error(source))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -433,6 +607,56 @@ mod tests {
             assert_eq!(file.rate(layer.boards()[5000] + 1).unwrap(), 0.0);
             assert_eq!(file.rate(1).unwrap(), 0.0);
         }
+    }
+
+    #[test]
+    fn a_layer_pushed_in_pieces_is_the_same_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let whole = dir.path().join("whole.tbl");
+        let pieces = dir.path().join("pieces.tbl");
+        // Enough positions for more than one batch of blocks.
+        let boards: Vec<u64> = (0..300_000u64).map(|i| 0xFFF0_0000 + 3 * i).collect();
+        let rates: Vec<f64> = (0..300_000).map(|i| f64::from(i % 1000) / 1000.0).collect();
+        let header = LayerHeader {
+            positions: 300_000,
+            ..header(Precision::F64)
+        };
+        write(
+            &whole,
+            &header,
+            &Solved::new(boards.clone(), rates.clone()),
+            3,
+        )
+        .unwrap();
+        let mut writer = LayerWriter::create(&pieces, &header, 3).unwrap();
+        let mut start = 0;
+        for size in [1, 4095, 5000, 262_144, 7].into_iter().cycle() {
+            let end = (start + size).min(boards.len());
+            writer
+                .push(&boards[start..end], &rates[start..end])
+                .unwrap();
+            start = end;
+            if start == boards.len() {
+                break;
+            }
+        }
+        writer.finish().unwrap();
+        assert_eq!(
+            std::fs::read(&whole).unwrap(),
+            std::fs::read(&pieces).unwrap()
+        );
+        let names = std::fs::read_dir(dir.path()).unwrap().count();
+        assert_eq!(names, 2, "no temporary file is left behind");
+    }
+
+    #[test]
+    fn an_unfinished_layer_file_leaves_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer.tbl");
+        let mut writer = LayerWriter::create(&path, &header(Precision::U32), 3).unwrap();
+        writer.push(&[1, 2, 3], &[0.5; 3]).unwrap();
+        drop(writer);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
 
     #[test]
