@@ -4,8 +4,9 @@
 //! A table is a folder: `table.json` (the manifest: what the table is and
 //! whether it is complete), `layer-NNNN.tbl` (the solved layers, see
 //! [`crate::storage`]) and, while building, `work/` with the
-//! generated layers (`boards-NNNN`) and the full-precision rates of the
-//! layers solving still needs (`rates-NNNN`). Every file is written under a
+//! generated layers (`boards-NNNN`), the full-precision rates of the
+//! layers solving still needs (`rates-NNNN`) and the runs of a layer
+//! generated in segments (`run-NNNN-NNNN`). Every file is written under a
 //! temporary name and renamed, so a file under its real name is complete. A
 //! killed build, run again, finds what is complete and goes on from there;
 //! it gives the same files as a build that was never interrupted.
@@ -219,10 +220,13 @@ pub struct Summary {
 
 /// Builds the table of `spec` in `dir`, or finishes building it there.
 ///
-/// `memory` is the budget of generation, in bytes: a layer whose children
-/// would take more is generated in segments, each sorted into a run on disk,
-/// and the runs merged (the layers themselves are held whole). `None`: no
-/// limit.
+/// `memory` is the budget in bytes (`None`: no limit). Generation reads a
+/// layer's parents in segments whose children fit it, and sorts each
+/// segment into a run, spilled to disk and merged into the layer's file
+/// when the runs outgrow a quarter of it. Solving holds a layer and the two
+/// after it in memory when they fit; otherwise it solves the layer in
+/// segments, each fetching from the two layers' working files only the
+/// children it looks up. Either way the files are the same.
 ///
 /// # Errors
 /// [`Error::File`] if `dir` holds another table (or the same one stored

@@ -139,7 +139,7 @@ const BATCH: usize = 64;
 /// memory whole: positions are pushed in order, compressed a batch of
 /// blocks at a time and written after room left for the block index, which
 /// (with the header and the checksum) is filled in by
-/// [`LayerWriter::finish`]. The file is the one [`write`] makes.
+/// [`LayerWriter::finish`]. The file is the one [`write()`] makes.
 pub struct LayerWriter {
     file: AtomicFile,
     out: BufWriter<File>,
