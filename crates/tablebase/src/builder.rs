@@ -492,17 +492,20 @@ const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
 const RESERVE: u64 = 16 << 20;
 
 /// Bytes per position of a layer solved whole: its boards and rates, and
-/// the solved copy of those above 0.
-const WHOLE_BYTES_PER_POSITION: u64 = 32;
+/// the solved copy of those above 0 (32), with room for the allocator,
+/// which cannot always give freed layers back (measured: 32 let L3-256
+/// within 64 MiB peak 5% over).
+const WHOLE_BYTES_PER_POSITION: u64 = 40;
 
 /// Bytes per position of a solved layer held for lookups: board, rate and
-/// index.
-const HELD_BYTES_PER_POSITION: u64 = 17;
+/// index (17), with the same room.
+const HELD_BYTES_PER_POSITION: u64 = 20;
 
 /// Bytes per position of a layer solved in segments: its boards and rates,
 /// and the children it looks up (up to 16 empty cells, 2 spawns, 4 moves;
 /// far fewer after removing repeats), noted and fetched with their rates.
-const SEGMENT_BYTES_PER_POSITION: u64 = 2048;
+/// L3 needs about 400.
+const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
 
 /// Positions per piece when a layer file is written from working rates.
 const STORE_PIECE: usize = 1 << 16;
