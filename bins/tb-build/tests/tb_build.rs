@@ -106,11 +106,20 @@ fn a_killed_build_resumes_to_the_same_files() {
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
     let whole = tb_build(&["build", "l3.json", "32", "-o", "whole"], dir.path());
     assert!(whole.status.success(), "{}", text(&whole.stderr));
-    // Killed while generating, then while solving.
-    for line in ["generated layer   20", "solved    layer   30"] {
+    // Killed while generating, then while solving, whole and in segments.
+    for (line, budget) in [
+        ("generated layer   20", None),
+        ("solved    layer   30", None),
+        ("solved    layer   30", Some("1K")),
+    ] {
         let _ = std::fs::remove_dir_all(dir.path().join("killed"));
+        let budget: &[&str] = match &budget {
+            Some(size) => &["--memory", size],
+            None => &[],
+        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
             .args(["build", "l3.json", "32", "-o", "killed"])
+            .args(budget)
             .current_dir(dir.path())
             .stdout(Stdio::piped())
             .spawn()
@@ -127,12 +136,22 @@ fn a_killed_build_resumes_to_the_same_files() {
             manifest.contains("\"complete\": false"),
             "killed before the end"
         );
-        let resumed = tb_build(&["build", "l3.json", "32", "-o", "killed"], dir.path());
+        // What a kill in the middle of writing a file leaves behind.
+        let stale = dir.path().join("killed/layer-0003.tbl.tmp-999999");
+        std::fs::write(&stale, b"half a file").unwrap();
+        let resumed = tb_build(
+            &[&["build", "l3.json", "32", "-o", "killed"], budget].concat(),
+            dir.path(),
+        );
         assert!(resumed.status.success(), "{}", text(&resumed.stderr));
         assert!(text(&resumed.stdout).contains("resuming: "));
         assert_eq!(
             layer_files(&dir.path().join("killed")),
             layer_files(&dir.path().join("whole"))
+        );
+        assert!(
+            !stale.exists(),
+            "a killed build's temporary file is removed"
         );
     }
 }

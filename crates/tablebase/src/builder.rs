@@ -287,6 +287,11 @@ pub fn build(
     }
     let work = dir.join("work");
     fs::create_dir_all(&work).map_err(io(&work))?;
+    // A killed build may have left files half-written under temporary
+    // names; nothing reads them, and the files they were for are rewritten.
+    for folder in [dir, &work] {
+        remove_temporaries(folder)?;
+    }
     let steps = spec.steps();
     let solved_before = (0..steps)
         .rev()
@@ -667,6 +672,25 @@ fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
     }
     writer.finish()?;
     Ok(positions)
+}
+
+/// Removes the files of `folder` left under temporary names
+/// ([`write_atomically`]'s `NAME.tmp-PID`) by a build that was killed.
+fn remove_temporaries(folder: &Path) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: folder.to_owned(),
+        source,
+    };
+    for entry in fs::read_dir(folder).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().contains(".tmp-"))
+        {
+            remove_if_present(&path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The peak resident memory of this process (Linux: `VmHWM`).
