@@ -226,24 +226,34 @@ fn bad_input_is_one_clear_line_and_a_failure() {
 fn a_small_memory_budget_builds_the_same_table_in_segments() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
-    let whole = tb_build(&["build", "l3.json", "32", "-o", "whole"], dir.path());
-    assert!(whole.status.success(), "{}", text(&whole.stderr));
-    let segmented = tb_build(
-        &[
-            "build",
-            "l3.json",
-            "32",
-            "-o",
-            "segmented",
-            "--memory",
-            "1K",
-        ],
-        dir.path(),
-    );
-    assert!(segmented.status.success(), "{}", text(&segmented.stderr));
-    assert!(text(&segmented.stdout).contains("memory budget 0 MiB"));
-    assert_eq!(
-        layer_files(&dir.path().join("segmented")),
-        layer_files(&dir.path().join("whole"))
-    );
+    // Plain, and pruned: the segments count and store what the whole layer
+    // would.
+    for (name, options) in [("plain", &[][..]), ("pruned", &["--prune", "0.5"][..])] {
+        let build = |folder: &str, budget: &[&str]| {
+            let args = [&["build", "l3.json", "32", "-o", folder], options, budget].concat();
+            let output = tb_build(&args, dir.path());
+            assert!(output.status.success(), "{}", text(&output.stderr));
+            output
+        };
+        let whole = format!("{name}-whole");
+        let segmented = format!("{name}-segmented");
+        build(&whole, &[]);
+        let output = build(&segmented, &["--memory", "1K"]);
+        assert!(text(&output.stdout).contains("memory budget 0 MiB"));
+        let files = layer_files(&dir.path().join(&segmented));
+        assert_eq!(files, layer_files(&dir.path().join(&whole)), "{name}");
+        if name == "pruned" {
+            for (file, _) in &files {
+                let path = dir.path().join(&segmented).join(file);
+                let layer = tablebase::storage::LayerFile::open(&path).unwrap();
+                let rates = layer.read_all().unwrap();
+                assert!(rates.rates().iter().all(|&rate| rate > 0.5), "{file}");
+            }
+            let bytes = |files: &[(String, Vec<u8>)]| -> usize {
+                files.iter().map(|(_, bytes)| bytes.len()).sum()
+            };
+            let plain = layer_files(&dir.path().join("plain-whole"));
+            assert!(bytes(&files) < bytes(&plain), "pruning stores less");
+        }
+    }
 }

@@ -22,7 +22,7 @@ use crate::solve::{self, Solved};
 use crate::storage::{self, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
     RatesFile, WordReader, WordWriter, boards_path, rates_path, remove_if_present, run_path,
-    write_words,
+    write_solved, write_words,
 };
 use crate::{Error, Formation, FormationSpec, Mover, Spec, generate, optimal};
 
@@ -371,90 +371,30 @@ pub fn build(
             spec,
             mover: &mover,
             index,
+            options,
+            dir,
+            work: &work,
         };
-        let header = LayerHeader {
-            formation: spec.formation().name().to_owned(),
-            target: 1 << spec.target(),
-            four_rate: spec.four_rate(),
-            precision: options.precision,
-            layer: index,
-            positions: 0,
-        };
-        let mut out = WordWriter::create(&rates_path(&work, index))?;
-        let (kept, bytes);
-        if whole {
-            let [next, after] = [0, 1].map(|side| {
-                held[side].take().map_or_else(
-                    || {
-                        children[side]
-                            .as_ref()
-                            .map_or(Ok(Solved::default()), RatesFile::read_all)
-                    },
-                    Ok,
-                )
+        let (kept, bytes) = if whole {
+            let [next, after] = [0, 1].map(|side| match held[side].take() {
+                Some(layer) => Ok(layer),
+                None => children[side]
+                    .as_ref()
+                    .map_or(Ok(Solved::default()), RatesFile::read_all),
             });
-            let (next, after) = (next?, after?);
-            let boards = parents.read_all()?;
-            let solved = solving.solve(&boards, &next, &after);
-            out.extend_solved(solved.boards(), solved.rates())?;
-            out.finish()?;
-            let pruned;
-            let stored = if options.prune > 0.0 {
-                pruned = solved.above(options.prune);
-                &pruned
-            } else {
-                &solved
-            };
-            kept = stored.len() as u64;
-            let header = LayerHeader {
-                positions: kept,
-                ..header
-            };
-            bytes = storage::write(&layer_path(dir, index), &header, stored, options.level)?;
+            let next = next?;
+            let (solved, kept, bytes) = solving.whole(&parents, &next, &after?)?;
             held = [Some(solved), Some(next)];
+            (kept, bytes)
         } else {
             held = [None, None];
-            let mut stored = 0;
             let segment = budget.map_or(usize::MAX, |bytes| {
                 usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
                     .unwrap_or(usize::MAX)
                     .max(1 << 12)
             });
-            for start in (0..parents.len()).step_by(segment) {
-                let boards = parents.read(start, segment.min(parents.len() - start))?;
-                let [next, after] = if spec.is_horizon(index) {
-                    [Solved::default(), Solved::default()]
-                } else {
-                    let wanted = solve::wanted(spec, &mover, index, &boards);
-                    let fetch = |side: usize| {
-                        children[side]
-                            .as_ref()
-                            .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
-                    };
-                    [fetch(0)?, fetch(1)?]
-                };
-                let solved = solving.solve(&boards, &next, &after);
-                stored += solved
-                    .rates()
-                    .iter()
-                    .filter(|&&rate| rate > options.prune)
-                    .count();
-                out.extend_solved(solved.boards(), solved.rates())?;
-            }
-            out.finish()?;
-            kept = stored as u64;
-            let header = LayerHeader {
-                positions: kept,
-                ..header
-            };
-            bytes = store_layer(
-                &layer_path(dir, index),
-                &header,
-                &RatesFile::open(&rates_path(&work, index))?,
-                options.prune,
-                options.level,
-            )?;
-        }
+            solving.in_segments(&parents, &children, segment)?
+        };
         summary.stored += kept;
         summary.bytes += bytes;
         report(Event::Solved {
@@ -515,18 +455,23 @@ const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
 /// Positions per piece when a layer file is written from working rates.
 const STORE_PIECE: usize = 1 << 16;
 
-/// One layer being solved.
+/// One layer being solved, and where its files go.
 struct Solving<'a> {
     spec: &'a Spec,
     mover: &'a Mover,
     index: usize,
+    options: Options,
+    dir: &'a Path,
+    work: &'a Path,
 }
 
 impl Solving<'_> {
     /// The positions of `boards` whose rate is above 0 (a missing position
     /// reads as 0), given the two layers after.
     fn solve(&self, boards: &[u64], next: &Solved, after: &Solved) -> Solved {
-        let Self { spec, mover, index } = *self;
+        let Self {
+            spec, mover, index, ..
+        } = *self;
         let rates = if spec.is_horizon(index) {
             solve::horizon(spec, boards)
         } else {
@@ -543,6 +488,88 @@ impl Solving<'_> {
             }
         }
         Solved::new(kept_boards, kept_rates)
+    }
+
+    /// The header of the layer file, which stores `positions`.
+    fn header(&self, positions: u64) -> LayerHeader {
+        LayerHeader {
+            formation: self.spec.formation().name().to_owned(),
+            target: 1 << self.spec.target(),
+            four_rate: self.spec.four_rate(),
+            precision: self.options.precision,
+            layer: self.index,
+            positions,
+        }
+    }
+
+    /// Solves the layer whole, writes its working rates and its layer file,
+    /// and returns it with the positions stored and the file's bytes.
+    fn whole(
+        &self,
+        parents: &WordReader,
+        next: &Solved,
+        after: &Solved,
+    ) -> Result<(Solved, u64, u64), Error> {
+        let solved = self.solve(&parents.read_all()?, next, after);
+        write_solved(&rates_path(self.work, self.index), &solved)?;
+        let pruned;
+        let stored = if self.options.prune > 0.0 {
+            pruned = solved.above(self.options.prune);
+            &pruned
+        } else {
+            &solved
+        };
+        let header = self.header(stored.len() as u64);
+        let path = layer_path(self.dir, self.index);
+        let bytes = storage::write(&path, &header, stored, self.options.level)?;
+        Ok((solved, header.positions, bytes))
+    }
+
+    /// Solves the layer `segment` positions at a time, each against the
+    /// children it looks up, fetched from the two layers' working `rates`
+    /// (`None` past the last layer); writes its working rates as they come,
+    /// then its layer file from them. Returns the positions stored and the
+    /// file's bytes.
+    fn in_segments(
+        &self,
+        parents: &WordReader,
+        children: &[Option<RatesFile>; 2],
+        segment: usize,
+    ) -> Result<(u64, u64), Error> {
+        let Self {
+            spec, mover, index, ..
+        } = *self;
+        let prune = self.options.prune;
+        let path = rates_path(self.work, index);
+        let mut out = WordWriter::create(&path)?;
+        let mut stored = 0;
+        for start in (0..parents.len()).step_by(segment) {
+            let boards = parents.read(start, segment.min(parents.len() - start))?;
+            let [next, after] = if spec.is_horizon(index) {
+                [Solved::default(), Solved::default()]
+            } else {
+                let wanted = solve::wanted(spec, mover, index, &boards);
+                let fetch = |side: usize| {
+                    children[side]
+                        .as_ref()
+                        .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
+                };
+                [fetch(0)?, fetch(1)?]
+            };
+            let solved = self.solve(&boards, &next, &after);
+            stored += solved.rates().iter().filter(|&&rate| rate > prune).count() as u64;
+            out.extend_solved(solved.boards(), solved.rates())?;
+        }
+        out.finish()?;
+        let header = self.header(stored);
+        let bytes = store_layer(
+            &layer_path(self.dir, index),
+            &header,
+            &RatesFile::open(&path)?,
+            prune,
+            self.options.level,
+        )?;
+        Ok((stored, bytes))
     }
 }
 

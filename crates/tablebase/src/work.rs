@@ -99,6 +99,16 @@ impl WordWriter {
     }
 }
 
+/// Writes a whole solved layer's working rates.
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn write_solved(path: &Path, solved: &Solved) -> Result<(), Error> {
+    let mut writer = WordWriter::create(path)?;
+    writer.extend_solved(solved.boards(), solved.rates())?;
+    writer.finish()
+}
+
 /// Writes a whole file of words.
 ///
 /// # Errors
