@@ -214,10 +214,16 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             positions,
             stored,
             bytes,
+            segments,
             elapsed,
         } => {
+            let segments = if segments > 1 {
+                format!("  in {segments} segments")
+            } else {
+                String::new()
+            };
             say(format!(
-                "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}",
+                "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}{segments}",
                 rate(positions, elapsed)
             ));
             bar.inc(1);

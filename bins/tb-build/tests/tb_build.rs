@@ -240,6 +240,8 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
         build(&whole, &[]);
         let output = build(&segmented, &["--memory", "1K"]);
         assert!(text(&output.stdout).contains("memory budget 0 MiB"));
+        // The largest layers hold over 60,000 positions: 4,096 a segment.
+        assert!(text(&output.stdout).contains(" segments"));
         let files = layer_files(&dir.path().join(&segmented));
         assert_eq!(files, layer_files(&dir.path().join(&whole)), "{name}");
         if name == "pruned" {

@@ -189,6 +189,9 @@ pub enum Event {
         stored: usize,
         /// The bytes of its file.
         bytes: u64,
+        /// The segments it was solved in: 1 when whole, more when it did
+        /// not fit the memory budget.
+        segments: usize,
         /// The time it took.
         elapsed: Duration,
     },
@@ -375,7 +378,7 @@ pub fn build(
             dir,
             work: &work,
         };
-        let (kept, bytes) = if whole {
+        let stored = if whole {
             let [next, after] = [0, 1].map(|side| match held[side].take() {
                 Some(layer) => Ok(layer),
                 None => children[side]
@@ -383,9 +386,9 @@ pub fn build(
                     .map_or(Ok(Solved::default()), RatesFile::read_all),
             });
             let next = next?;
-            let (solved, kept, bytes) = solving.whole(&parents, &next, &after?)?;
+            let (solved, stored) = solving.whole(&parents, &next, &after?)?;
             held = [Some(solved), Some(next)];
-            (kept, bytes)
+            stored
         } else {
             held = [None, None];
             let segment = budget.map_or(usize::MAX, |bytes| {
@@ -395,13 +398,14 @@ pub fn build(
             });
             solving.in_segments(&parents, &children, segment)?
         };
-        summary.stored += kept;
-        summary.bytes += bytes;
+        summary.stored += stored.positions;
+        summary.bytes += stored.bytes;
         report(Event::Solved {
             layer: index,
             positions: parents.len(),
-            stored: kept as usize,
-            bytes,
+            stored: stored.positions as usize,
+            bytes: stored.bytes,
+            segments: stored.segments,
             elapsed: began.elapsed(),
         });
         for done in [rates_path(&work, index + 2), boards_path(&work, index)] {
@@ -455,6 +459,16 @@ const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
 /// Positions per piece when a layer file is written from working rates.
 const STORE_PIECE: usize = 1 << 16;
 
+/// What a solved layer's file came to.
+struct Stored {
+    /// The positions in the file.
+    positions: u64,
+    /// Its size.
+    bytes: u64,
+    /// The segments the layer was solved in.
+    segments: usize,
+}
+
 /// One layer being solved, and where its files go.
 struct Solving<'a> {
     spec: &'a Spec,
@@ -503,13 +517,13 @@ impl Solving<'_> {
     }
 
     /// Solves the layer whole, writes its working rates and its layer file,
-    /// and returns it with the positions stored and the file's bytes.
+    /// and returns it with what the file came to.
     fn whole(
         &self,
         parents: &WordReader,
         next: &Solved,
         after: &Solved,
-    ) -> Result<(Solved, u64, u64), Error> {
+    ) -> Result<(Solved, Stored), Error> {
         let solved = self.solve(&parents.read_all()?, next, after);
         write_solved(&rates_path(self.work, self.index), &solved)?;
         let pruned;
@@ -522,28 +536,33 @@ impl Solving<'_> {
         let header = self.header(stored.len() as u64);
         let path = layer_path(self.dir, self.index);
         let bytes = storage::write(&path, &header, stored, self.options.level)?;
-        Ok((solved, header.positions, bytes))
+        let stored = Stored {
+            positions: header.positions,
+            bytes,
+            segments: 1,
+        };
+        Ok((solved, stored))
     }
 
     /// Solves the layer `segment` positions at a time, each against the
     /// children it looks up, fetched from the two layers' working `rates`
     /// (`None` past the last layer); writes its working rates as they come,
-    /// then its layer file from them. Returns the positions stored and the
-    /// file's bytes.
+    /// then its layer file from them. Returns what the file came to.
     fn in_segments(
         &self,
         parents: &WordReader,
         children: &[Option<RatesFile>; 2],
         segment: usize,
-    ) -> Result<(u64, u64), Error> {
+    ) -> Result<Stored, Error> {
         let Self {
             spec, mover, index, ..
         } = *self;
         let prune = self.options.prune;
         let path = rates_path(self.work, index);
         let mut out = WordWriter::create(&path)?;
-        let mut stored = 0;
+        let (mut stored, mut segments) = (0, 0);
         for start in (0..parents.len()).step_by(segment) {
+            segments += 1;
             let boards = parents.read(start, segment.min(parents.len() - start))?;
             let [next, after] = if spec.is_horizon(index) {
                 [Solved::default(), Solved::default()]
@@ -569,7 +588,11 @@ impl Solving<'_> {
             prune,
             self.options.level,
         )?;
-        Ok((stored, bytes))
+        Ok(Stored {
+            positions: stored,
+            bytes,
+            segments,
+        })
     }
 }
 
