@@ -23,8 +23,9 @@ impl Board {
     #[inline]
     #[must_use]
     pub const fn flip(self) -> Self {
-        let x = self.0;
-        Self((x << 48) | ((x & 0xFFFF_0000) << 16) | ((x >> 16) & 0xFFFF_0000) | (x >> 48))
+        // Swap the halves (rows 0, 1 with rows 2, 3), then the rows of each.
+        let x = self.0.rotate_left(32);
+        Self(((x & 0x0000_FFFF_0000_FFFF) << 16) | ((x >> 16) & 0x0000_FFFF_0000_FFFF))
     }
 
     /// Reflects the board left to right: column c goes to column 3 - c.
@@ -58,18 +59,14 @@ impl Board {
     #[inline]
     #[must_use]
     pub fn canonical(self) -> Self {
-        // Alternating flips and transposes visit all eight images.
-        let mut board = self;
-        let mut smallest = self;
-        for step in 0..7 {
-            board = if step % 2 == 0 {
-                board.flip()
-            } else {
-                board.transpose()
-            };
-            smallest = smallest.min(board);
-        }
-        smallest
+        // The eight images are the board and its transpose, each as it is,
+        // flipped, mirrored, and both: computed side by side rather than
+        // each from the one before, so that they need not wait on each other.
+        let smallest = |board: Self| {
+            let mirrored = board.mirror();
+            board.min(board.flip()).min(mirrored.min(mirrored.flip()))
+        };
+        smallest(self).min(smallest(self.transpose()))
     }
 }
 
