@@ -140,6 +140,7 @@ const BATCH: usize = 64;
 /// blocks at a time and written after room left for the block index, which
 /// (with the header and the checksum) is filled in by
 /// [`LayerWriter::finish`]. The file is the one [`write()`] makes.
+#[derive(Debug)]
 pub struct LayerWriter {
     file: AtomicFile,
     out: BufWriter<File>,

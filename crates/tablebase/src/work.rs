@@ -45,6 +45,7 @@ pub fn remove_if_present(path: &Path) -> Result<(), Error> {
 
 /// A file of u64 words being written; it appears under its name when
 /// [`WordWriter::finish`] is called, not before.
+#[derive(Debug)]
 pub struct WordWriter {
     file: AtomicFile,
     out: BufWriter<File>,
