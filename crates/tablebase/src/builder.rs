@@ -315,6 +315,8 @@ pub fn build(
     });
     let mover = Mover::new(spec.formation().large());
     let mut summary = Summary::default();
+    // What the layers may take.
+    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
 
     // Generation: each layer from the two before it, read back from their
     // files a segment at a time.
@@ -326,13 +328,7 @@ pub fn build(
                 write_words(&boards_path(&work, 0), &seeds)?;
                 seeds.len()
             } else {
-                generate_layer(
-                    spec,
-                    &mover,
-                    index,
-                    memory.map(|bytes| bytes.saturating_sub(RESERVE)),
-                    &work,
-                )?
+                generate_layer(spec, &mover, index, budget, &work)?
             };
             summary.generated += positions as u64;
             report(Event::Generated {
@@ -350,7 +346,6 @@ pub fn build(
     // otherwise in segments, each fetching from the two layers' working
     // files only the children it looks up.
     let resume_at = steps - solved_before;
-    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
     let rates_of = |layer: usize| {
         (layer < steps)
             .then(|| RatesFile::open(&rates_path(&work, layer)))
