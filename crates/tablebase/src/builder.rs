@@ -315,8 +315,10 @@ pub fn build(
     });
     let mover = Mover::new(spec.formation().large());
     let mut summary = Summary::default();
-    // What the layers may take.
-    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
+    // What the layers may take: what is left beside the reserve and the
+    // solving threads' scratch.
+    let scratch = rayon::current_num_threads() as u64 * solve::SCRATCH_BYTES;
+    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE + scratch));
 
     // Generation: each layer from the two before it, read back from their
     // files a segment at a time.
