@@ -145,7 +145,7 @@ pub fn merge(mut runs: Vec<Vec<u64>>) -> Vec<u64> {
             for run in runs {
                 boards.extend(run);
             }
-            boards.sort_unstable();
+            boards.par_sort_unstable();
             boards.dedup();
             boards
         }

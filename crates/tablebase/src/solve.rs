@@ -209,7 +209,7 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
             .flat_map(|piece| &piece[side])
             .copied()
             .collect();
-        boards.sort_unstable();
+        boards.par_sort_unstable();
         boards.dedup();
         boards
     })
