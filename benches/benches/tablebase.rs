@@ -1,7 +1,8 @@
 //! Tablebase kernels on the largest layers of the 442 formation's table for
 //! 128: generating a layer (children, pre-deduplication, sort and unique),
 //! the sort-and-unique step alone, solving a layer (its lookups in the next
-//! two), and lookups alone.
+//! two), and lookups alone; and solving a layer of free8's table for 16,
+//! whose child layers are too large for the caches (the batched solve).
 
 use std::hint::black_box;
 
@@ -60,5 +61,26 @@ fn kernels(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, kernels);
+/// Solving free8-16's largest layer, whose child layers outgrow the caches:
+/// the batched solve that looks children up region by region.
+fn batched_solve(c: &mut Criterion) {
+    let spec = Spec::new(Formation::builtin("free8").unwrap(), 4, 0.1).unwrap();
+    let mover = Mover::new(spec.formation().large());
+    let layers = memory::build(&spec);
+    let index = (0..layers.len() - 2)
+        .filter(|&i| !spec.is_horizon(i))
+        .max_by_key(|&i| layers[i + 1].len())
+        .expect("a layer before the horizon");
+    let boards = layers[index].boards();
+    let (next, after) = (&layers[index + 1], &layers[index + 2]);
+    let mut group = c.benchmark_group("tablebase");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(boards.len() as u64));
+    group.bench_function("solve free8 layer in batches", |b| {
+        b.iter(|| solve::layer(&spec, &mover, index, black_box(boards), next, after))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, kernels, batched_solve);
 criterion_main!(benches);
