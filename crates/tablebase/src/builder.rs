@@ -315,10 +315,8 @@ pub fn build(
     });
     let mover = Mover::new(spec.formation().large());
     let mut summary = Summary::default();
-    // What the layers may take: what is left beside the reserve and the
-    // solving threads' scratch.
-    let scratch = rayon::current_num_threads() as u64 * solve::SCRATCH_BYTES;
-    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE + scratch));
+    // What the layers may take.
+    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
 
     // Generation: each layer from the two before it, read back from their
     // files a segment at a time.
@@ -353,6 +351,19 @@ pub fn build(
             .then(|| RatesFile::open(&rates_path(&work, layer)))
             .transpose()
     };
+    // Less the solving threads' scratch, if the child layers left to solve
+    // from (at most the layers generated) outgrow the caches.
+    let mut largest = 0;
+    for layer in 0..steps.min(resume_at + 2) {
+        let len = if layer < resume_at {
+            WordReader::open(&boards_path(&work, layer))?.len()
+        } else {
+            rates_of(layer)?.map_or(0, |file| file.len())
+        };
+        largest = largest.max(len);
+    }
+    let scratch = rayon::current_num_threads() as u64 * solve::scratch_bytes(largest);
+    let budget = budget.map(|bytes| bytes.saturating_sub(scratch));
     // Layers index + 1 and index + 2, when in memory.
     let mut held: [Option<Solved>; 2] = [None, None];
     for index in (0..resume_at).rev() {

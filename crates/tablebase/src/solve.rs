@@ -234,7 +234,7 @@ const CHUNK: usize = 1 << 13;
 /// spends most of the time waiting. Instead, parents list their children
 /// first, a batch at a time; the children are grouped by region of the
 /// child layer (a counting sort) and looked up region by region, within
-/// the caches. Each thread keeps [`SCRATCH_BYTES`] for it. Child layers
+/// the caches. Each thread keeps [`scratch_bytes`] for it. Child layers
 /// that fit the caches are looked up as the parents come, which saves the
 /// listing.
 pub fn layer(
@@ -271,17 +271,25 @@ const BATCH: usize = 1 << 17;
 const REGION: usize = 1 << 12;
 
 /// Child layers up to this many positions are looked up as the parents
-/// come: their boards and rates (8 MiB) fit the caches of the machines
-/// measured (442-128, whose largest layers are under this, solved 5% slower
-/// in batches; free8-16 1.45 times faster).
-const CACHED: usize = 1 << 19;
+/// come: the boards and rates of two (32 MiB) fit the last-level cache of
+/// the machine measured. 442-128 solved 5% slower in batches, L3-128 and
+/// L3-256 the same (their largest layers hold 0.5 and 1 million positions),
+/// free8-16 1.45 times faster; and below this no scratch is needed.
+const CACHED: usize = 1 << 20;
 
-/// The memory a thread keeps for solving: a batch's children for both
-/// spawns, their grouped copy and regions, the cells' best rates, the
-/// parents' first slots and the regions' counts of a layer of up to 2^30
-/// positions.
-pub const SCRATCH_BYTES: u64 =
+/// The memory a thread keeps for solving in batches: a batch's children
+/// for both spawns, their grouped copy and regions, the cells' best rates,
+/// the parents' first slots and the regions' counts of a layer of up to
+/// 2^30 positions.
+const SCRATCH_BYTES: u64 =
     (BATCH * (2 * 16 + 16 + 4 + 2 * 8) + CHUNK * 4) as u64 + ((1 << 30) / REGION * 4) as u64;
+
+/// The memory each thread keeps for solving once it has solved layers
+/// from child layers of up to `largest` positions: none while they fit the
+/// caches, else the batches' scratch (about 10 MiB), until the thread ends.
+pub fn scratch_bytes(largest: usize) -> u64 {
+    if largest > CACHED { SCRATCH_BYTES } else { 0 }
+}
 
 thread_local! {
     static SWEEP: std::cell::RefCell<Sweep> = std::cell::RefCell::default();
