@@ -94,19 +94,6 @@ impl Solved {
     }
 }
 
-/// Where the rates of a layer's positions are looked up.
-pub trait Rates {
-    /// The rate of a canonical `board`: 0 if it is not there.
-    fn rate(&self, board: u64) -> f64;
-}
-
-impl Rates for Solved {
-    #[inline]
-    fn rate(&self, board: u64) -> f64 {
-        Solved::rate(self, board)
-    }
-}
-
 /// Calls `visit(cell, side, child)` for every child of `board`: for its
 /// `cell`-th empty cell (counted from 0) and a 2 (`side` 0, a child in the
 /// next layer) or a 4 (`side` 1, the layer after) spawned there, the
@@ -164,20 +151,16 @@ pub fn rate(
     mover: &Mover,
     board: u64,
     index: usize,
-    next: &impl Rates,
-    after: &impl Rates,
+    next: &Solved,
+    after: &Solved,
 ) -> f64 {
     if spec.is_won(board, index) {
         return 1.0;
     }
     let mut best = [[0.0f64; 16]; 2];
     let cells = for_each_child(spec, mover, board, |cell, side, child| {
-        let rate = if side == 0 {
-            next.rate(child)
-        } else {
-            after.rate(child)
-        };
-        best[side][cell] = best[side][cell].max(rate);
+        let layer = if side == 0 { next } else { after };
+        best[side][cell] = best[side][cell].max(layer.rate(child));
     });
     average(spec.four_rate(), &best[0][..cells], &best[1][..cells])
 }
