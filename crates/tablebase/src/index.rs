@@ -49,10 +49,16 @@ impl Index {
         Self { mask, starts }
     }
 
-    /// The positions where `board` would be, if the layer holds it.
+    /// The bucket of `board`. Buckets never decrease as boards grow.
     #[inline]
-    pub fn range(&self, board: u64) -> Range<usize> {
-        let bucket = pext(board, self.mask) as usize;
+    pub fn bucket(&self, board: u64) -> usize {
+        pext(board, self.mask) as usize
+    }
+
+    /// The positions of bucket `bucket`: where a board of that bucket
+    /// would be, if the layer holds it.
+    #[inline]
+    pub fn bucket_range(&self, bucket: usize) -> Range<usize> {
         self.starts[bucket] as usize..self.starts[bucket + 1] as usize
     }
 }
@@ -72,12 +78,12 @@ mod tests {
         let index = Index::new(&boards);
         assert!(index.mask.count_ones() >= 10);
         for (position, &board) in boards.iter().enumerate() {
-            assert!(index.range(board).contains(&position));
+            assert!(index.bucket_range(index.bucket(board)).contains(&position));
         }
         // Boards the layer lacks land in a range without them.
         let missing = 0xFFF0_FFF1_0000_0000;
-        assert!(!boards[index.range(missing)].contains(&missing));
+        assert!(!boards[index.bucket_range(index.bucket(missing))].contains(&missing));
         let empty = Index::new(&[]);
-        assert_eq!(empty.range(7), 0..0);
+        assert_eq!(empty.bucket_range(empty.bucket(7)), 0..0);
     }
 }

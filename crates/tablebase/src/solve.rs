@@ -53,19 +53,18 @@ impl Solved {
     /// The rate of a canonical `board`: 0 if the layer lacks it.
     #[inline]
     pub fn rate(&self, board: u64) -> f64 {
-        let range = self.index.range(board);
+        self.rate_in(board, self.index.bucket(board))
+    }
+
+    /// The rate of a canonical `board` whose index bucket is `bucket`.
+    #[inline]
+    fn rate_in(&self, board: u64, bucket: usize) -> f64 {
+        let range = self.index.bucket_range(bucket);
         let start = range.start;
         match self.boards[range].binary_search(&board) {
             Ok(found) => self.rates[start + found],
             Err(_) => 0.0,
         }
-    }
-
-    /// Where in the layer `board` would be, roughly: the start of its
-    /// bucket. It never decreases as `board` grows.
-    #[inline]
-    pub fn position(&self, board: u64) -> usize {
-        self.index.range(board).start
     }
 
     /// The positions of `wanted` (sorted) that the layer holds.
@@ -278,9 +277,17 @@ thread_local! {
     static SWEEP: std::cell::RefCell<Sweep> = std::cell::RefCell::default();
 }
 
-/// A child to look up: its board and the cell slot whose best move it may
-/// be.
-type Wanted = (u64, u32);
+/// A child to look up.
+#[derive(Clone, Copy, Default)]
+struct Wanted {
+    /// Its canonical board.
+    child: u64,
+    /// The cell slot whose best move it may be.
+    slot: u32,
+    /// Its bucket in the child layer's index, once grouped (found while
+    /// grouping, kept for the lookup).
+    bucket: u32,
+}
 
 /// The most children of one parent after one spawn: four moves for each of
 /// sixteen cells.
@@ -355,7 +362,12 @@ impl Sweep {
             if !spec.is_won(board, index) {
                 let wanted = &mut self.wanted;
                 let cells = for_each_child(spec, mover, board, |cell, side, child| {
-                    wanted[side].push((child, slots + cell as u32));
+                    let slot = slots + cell as u32;
+                    wanted[side].push(Wanted {
+                        child,
+                        slot,
+                        bucket: 0,
+                    });
                 });
                 slots += cells as u32;
             }
@@ -373,15 +385,17 @@ impl Sweep {
     /// Looks up the listed children of `side` in `layer`, keeping each
     /// slot's best.
     fn look_up(&mut self, side: usize, layer: &Solved) {
-        let (wanted, best) = (&self.wanted[side], &mut self.best[side]);
+        let (wanted, best) = (&mut self.wanted[side], &mut self.best[side]);
         // A counting sort by region of the child layer.
         let regions = layer.len() / REGION + 1;
         self.counts.clear();
         self.counts.resize(regions + 1, 0);
         self.regions.clear();
         self.regions.reserve_exact(BATCH);
-        for &(child, _) in wanted {
-            let region = layer.position(child) / REGION;
+        for entry in wanted.iter_mut() {
+            let bucket = layer.index.bucket(entry.child);
+            entry.bucket = bucket as u32;
+            let region = layer.index.bucket_range(bucket).start / REGION;
             self.counts[region + 1] += 1;
             self.regions.push(region as u32);
         }
@@ -390,15 +404,15 @@ impl Sweep {
         }
         self.grouped.clear();
         self.grouped.reserve_exact(BATCH);
-        self.grouped.resize(wanted.len(), (0, 0));
+        self.grouped.resize(wanted.len(), Wanted::default());
         for (&entry, &region) in wanted.iter().zip(&self.regions) {
             let at = &mut self.counts[region as usize];
             self.grouped[*at as usize] = entry;
             *at += 1;
         }
-        for &(child, slot) in &self.grouped {
-            let best = &mut best[slot as usize];
-            *best = best.max(layer.rate(child));
+        for entry in &self.grouped {
+            let best = &mut best[entry.slot as usize];
+            *best = best.max(layer.rate_in(entry.child, entry.bucket as usize));
         }
     }
 }
