@@ -439,8 +439,8 @@ pub fn build(
 }
 
 /// Bytes of generated children per parent allowed for: up to 16 empty
-/// cells with 4 moves each, after the per-chunk deduplication, and the copy
-/// that sorting the segment makes.
+/// cells with 4 moves each, fewer after the pre-deduplication, and the
+/// copy that gathers them for sorting.
 const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
 
 /// Memory the budget leaves aside for what does not grow with the layers:

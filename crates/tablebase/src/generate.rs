@@ -41,16 +41,47 @@ impl Recent {
 /// board and keeps the formation.
 #[inline]
 pub fn children(spec: &Spec, mover: &Mover, board: u64, exponent: u8, visit: &mut impl FnMut(u64)) {
+    for_each_child(spec, mover, board, exponent..=exponent, |_, _, child| {
+        visit(child)
+    });
+}
+
+/// Calls `visit(cell, side, child)` for every child of `board`: for its
+/// `cell`-th empty cell (counted from 0) and a tile of each of `exponents`
+/// spawned there (exponent 1, a 2, `side` 0, whose children are in the next
+/// layer; exponent 2, a 4, `side` 1, the layer after), the canonical board
+/// of every move that changes the board and keeps the formation, in
+/// [`board::Direction::ALL`] order. Returns the number of empty cells.
+///
+/// Generation, both solvers and the optimal-line thinning all list children
+/// here, so they can never disagree on them.
+#[inline(always)]
+pub fn for_each_child(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    exponents: std::ops::RangeInclusive<u8>,
+    mut visit: impl FnMut(usize, usize, u64),
+) -> usize {
     let formation = spec.formation();
-    let canon = formation.canon();
+    let (first, last) = exponents.into_inner();
+    let mut cells = 0;
     for cell in empty_cells(board) {
-        let spawned = board | u64::from(exponent) << (4 * cell);
-        for moved in mover.slide_all(spawned) {
-            if moved != spawned && formation.fits(moved) {
-                visit(canon.canonical(moved));
+        for exponent in first..last + 1 {
+            let spawned = board | u64::from(exponent) << (4 * cell);
+            for moved in mover.slide_all(spawned) {
+                if moved != spawned && formation.fits(moved) {
+                    visit(
+                        cells,
+                        usize::from(exponent - 1),
+                        formation.canon().canonical(moved),
+                    );
+                }
             }
         }
+        cells += 1;
     }
+    cells
 }
 
 /// The empty cells of a board, lowest first.
@@ -91,6 +122,10 @@ pub fn layer(
 /// tile of `exponent` spawned: sorted and without repeats. Won parents are
 /// not expanded. A layer generated in pieces is the [`merge`] of the runs
 /// of its parents' pieces.
+///
+/// The children are sorted once, all together: sorting each work item's
+/// first removed few repeats (6% on L3-128, whose repeats are mostly
+/// between work items) and cost 5% of the whole build.
 pub fn run(
     spec: &Spec,
     mover: &Mover,
@@ -112,17 +147,18 @@ pub fn run(
                     });
                 }
             }
-            out.sort_unstable();
-            out.dedup();
             out
         })
-        .collect();
-    merge(parts)
+        .collect::<Vec<_>>();
+    let mut children = parts.concat();
+    children.par_sort_unstable();
+    children.dedup();
+    children
 }
 
 /// The sorted union of runs (each sorted and without repeats), without
 /// repeats: two runs, a layer's from each parent layer, are merged in one
-/// pass; more, the parts of a run, sorted together.
+/// pass; more (the runs of a layer generated in pieces), sorted together.
 pub fn merge(mut runs: Vec<Vec<u64>>) -> Vec<u64> {
     match &mut runs[..] {
         [] => Vec::new(),

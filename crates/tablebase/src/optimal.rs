@@ -12,7 +12,7 @@ use std::path::Path;
 use rayon::prelude::*;
 
 use crate::builder::layer_path;
-use crate::generate::empty_cells;
+use crate::generate::for_each_child;
 use crate::solve::Solved;
 use crate::storage::{self, LayerFile};
 use crate::{Error, Mover, Spec};
@@ -55,14 +55,14 @@ pub fn thin(
         let [layer, next, after] = &window;
         let kept = layer.only(&wanted);
         if !spec.is_horizon(index) {
-            let children: Vec<(bool, u64)> = kept
+            let children: Vec<(usize, u64)> = kept
                 .boards()
                 .par_iter()
                 .filter(|&&board| !spec.is_won(board, index))
                 .flat_map_iter(|&board| best_children(spec, &mover, board, next, after))
                 .collect();
-            for (two, child) in children {
-                reached[index + if two { 1 } else { 2 }].push(child);
+            for (side, child) in children {
+                reached[index + 1 + side].push(child);
             }
         }
         let file = LayerFile::open(&layer_path(dir, index))?;
@@ -84,31 +84,24 @@ pub fn thin(
 }
 
 /// For each empty cell and spawn of `board`, the first best move's child
-/// (with `true` after a 2), where one has a rate above 0.
+/// (with its side: 0 after a 2, 1 after a 4), where one has a rate above 0.
 fn best_children(
     spec: &Spec,
     mover: &Mover,
     board: u64,
     next: &Solved,
     after: &Solved,
-) -> Vec<(bool, u64)> {
-    let formation = spec.formation();
-    let mut children = Vec::new();
-    for cell in empty_cells(board) {
-        for (two, exponent, layer) in [(true, 1u64, next), (false, 2, after)] {
-            let spawned = board | exponent << (4 * cell);
-            let mut best: Option<(f64, u64)> = None;
-            for moved in mover.slide_all(spawned) {
-                if moved != spawned && formation.fits(moved) {
-                    let child = formation.canon().canonical(moved);
-                    let rate = layer.rate(child);
-                    if rate > 0.0 && best.is_none_or(|(best_rate, _)| rate > best_rate) {
-                        best = Some((rate, child));
-                    }
-                }
-            }
-            children.extend(best.map(|(_, child)| (two, child)));
+) -> Vec<(usize, u64)> {
+    let mut best = [[None::<(f64, u64)>; 2]; 16];
+    let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
+        let rate = [next, after][side].rate(child);
+        let best = &mut best[cell][side];
+        if rate > 0.0 && best.is_none_or(|(best_rate, _)| rate > best_rate) {
+            *best = Some((rate, child));
         }
-    }
-    children
+    });
+    best[..cells]
+        .iter()
+        .flat_map(|sides| (0..2).filter_map(move |side| Some((side, sides[side]?.1))))
+        .collect()
 }

@@ -3,7 +3,7 @@
 
 use rayon::prelude::*;
 
-use crate::generate::empty_cells;
+use crate::generate::for_each_child;
 use crate::index::Index;
 use crate::{Mover, Spec};
 
@@ -93,34 +93,6 @@ impl Solved {
     }
 }
 
-/// Calls `visit(cell, side, child)` for every child of `board`: for its
-/// `cell`-th empty cell (counted from 0) and a 2 (`side` 0, a child in the
-/// next layer) or a 4 (`side` 1, the layer after) spawned there, the
-/// canonical board of every move that changes the board and keeps the
-/// formation. Returns the number of empty cells.
-#[inline(always)]
-fn for_each_child(
-    spec: &Spec,
-    mover: &Mover,
-    board: u64,
-    mut visit: impl FnMut(usize, usize, u64),
-) -> usize {
-    let formation = spec.formation();
-    let mut cells = 0;
-    for cell in empty_cells(board) {
-        for side in 0..2 {
-            let spawned = board | (side as u64 + 1) << (4 * cell);
-            for moved in mover.slide_all(spawned) {
-                if moved != spawned && formation.fits(moved) {
-                    visit(cells, side, formation.canon().canonical(moved));
-                }
-            }
-        }
-        cells += 1;
-    }
-    cells
-}
-
 /// A position's rate from the best move after each spawn, cell by cell
 /// (`with_two[k]` and `with_four[k]` for its `k`-th empty cell): the
 /// spawn-weighted average over the cells, 0 without any.
@@ -157,7 +129,7 @@ pub fn rate(
         return 1.0;
     }
     let mut best = [[0.0f64; 16]; 2];
-    let cells = for_each_child(spec, mover, board, |cell, side, child| {
+    let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
         let layer = if side == 0 { next } else { after };
         best[side][cell] = best[side][cell].max(layer.rate(child));
     });
@@ -175,7 +147,9 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
             let mut asked = [Vec::new(), Vec::new()];
             for &board in chunk {
                 if !spec.is_won(board, index) {
-                    for_each_child(spec, mover, board, |_, side, child| asked[side].push(child));
+                    for_each_child(spec, mover, board, 1..=2, |_, side, child| {
+                        asked[side].push(child)
+                    });
                 }
             }
             asked.map(|mut boards| {
@@ -361,7 +335,7 @@ impl Sweep {
             self.firsts.push(slots);
             if !spec.is_won(board, index) {
                 let wanted = &mut self.wanted;
-                let cells = for_each_child(spec, mover, board, |cell, side, child| {
+                let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
                     let slot = slots + cell as u32;
                     wanted[side].push(Wanted {
                         child,
@@ -455,7 +429,7 @@ mod tests {
         let layers = [0, 1].map(|side| {
             let mut boards = Vec::new();
             for &parent in &parents {
-                for_each_child(&spec, &mover, parent, |_, of, child| {
+                for_each_child(&spec, &mover, parent, 1..=2, |_, of, child| {
                     if of == side && rng.next_u64() % 5 != 0 {
                         boards.push(child);
                     }
@@ -484,7 +458,7 @@ mod tests {
         // All the parents in one work item: several batches.
         let mut listed = 0;
         for &parent in &parents {
-            for_each_child(&spec, &mover, parent, |_, side, _| {
+            for_each_child(&spec, &mover, parent, 1..=2, |_, side, _| {
                 listed += usize::from(side == 0)
             });
         }
