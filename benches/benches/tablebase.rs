@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tablebase::{Formation, Mover, Spec, generate, memory, solve};
+use tablebase::{Formation, Mover, Spec, generate, memory, solve, sort};
 
 fn kernels(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("442").unwrap(), 7, 0.1).unwrap();
@@ -38,12 +38,7 @@ fn kernels(c: &mut Criterion) {
         generate::children(&spec, &mover, board, 1, &mut |child| children.push(child));
     }
     group.bench_function("sort and unique", |b| {
-        b.iter(|| {
-            let mut all = black_box(&children).clone();
-            all.sort_unstable();
-            all.dedup();
-            all.len()
-        })
+        b.iter(|| sort::sort_unique(black_box(&children).clone()).len())
     });
     let (next, after) = (&layers[index + 1], &layers[index + 2]);
     group.bench_function("solve layer", |b| {

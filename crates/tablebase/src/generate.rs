@@ -2,6 +2,7 @@
 
 use rayon::prelude::*;
 
+use crate::sort::{merge_unique, sort_unique};
 use crate::{Mover, Spec};
 
 /// Boards per parallel work item: large enough to amortise the scheduling,
@@ -150,10 +151,9 @@ pub fn run(
             out
         })
         .collect::<Vec<_>>();
-    let mut children = parts.concat();
-    children.par_sort_unstable();
-    children.dedup();
-    children
+    let children = parts.concat();
+    drop(parts);
+    sort_unique(children)
 }
 
 /// The sorted union of runs (each sorted and without repeats), without
@@ -164,26 +164,15 @@ pub fn merge(mut runs: Vec<Vec<u64>>) -> Vec<u64> {
         [] => Vec::new(),
         [run] => std::mem::take(run),
         [first, second] => {
-            let mut boards = Vec::with_capacity(first.len() + second.len());
-            let (mut i, mut j) = (0, 0);
-            while i < first.len() && j < second.len() {
-                let (a, b) = (first[i], second[j]);
-                boards.push(a.min(b));
-                i += usize::from(a <= b);
-                j += usize::from(b <= a);
-            }
-            boards.extend_from_slice(&first[i..]);
-            boards.extend_from_slice(&second[j..]);
+            let mut boards = vec![0; first.len() + second.len()];
+            let kept = merge_unique(first, second, &mut boards);
+            boards.truncate(kept);
             boards
         }
         _ => {
-            let mut boards: Vec<u64> = Vec::with_capacity(runs.iter().map(Vec::len).sum());
-            for run in runs {
-                boards.extend(run);
-            }
-            boards.par_sort_unstable();
-            boards.dedup();
-            boards
+            let boards = runs.concat();
+            drop(runs);
+            sort_unique(boards)
         }
     }
 }

@@ -18,6 +18,7 @@ pub mod memory;
 pub mod optimal;
 mod slide;
 pub mod solve;
+pub mod sort;
 mod spec;
 pub mod storage;
 mod table;

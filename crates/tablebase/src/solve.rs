@@ -5,6 +5,7 @@ use rayon::prelude::*;
 
 use crate::generate::for_each_child;
 use crate::index::Index;
+use crate::sort::sort_unique;
 use crate::{Mover, Spec};
 
 /// A solved layer in memory: sorted boards, their success rates (a board
@@ -160,14 +161,13 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
         })
         .collect();
     [0, 1].map(|side| {
-        let mut boards: Vec<u64> = pieces
-            .iter()
-            .flat_map(|piece| &piece[side])
-            .copied()
-            .collect();
-        boards.par_sort_unstable();
-        boards.dedup();
-        boards
+        sort_unique(
+            pieces
+                .iter()
+                .flat_map(|piece| &piece[side])
+                .copied()
+                .collect(),
+        )
     })
 }
 
