@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use crate::builder::layer_path;
 use crate::generate::for_each_child;
 use crate::solve::Solved;
+use crate::sort::sort_unique;
 use crate::storage::{self, LayerFile};
 use crate::{Error, Mover, Spec};
 
@@ -49,9 +50,7 @@ pub fn thin(
     reached[0] = window[0].boards().to_vec();
     let (mut stored, mut bytes) = (0u64, 0u64);
     for index in 0..steps {
-        let mut wanted = std::mem::take(&mut reached[index]);
-        wanted.sort_unstable();
-        wanted.dedup();
+        let wanted = sort_unique(std::mem::take(&mut reached[index]));
         let [layer, next, after] = &window;
         let kept = layer.only(&wanted);
         if !spec.is_horizon(index) {
