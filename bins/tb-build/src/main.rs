@@ -108,6 +108,7 @@ fn main() -> ExitCode {
             memory,
             threads,
         } => {
+            keep_freed_memory();
             if let Some(threads) = threads {
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(usize::from(threads))
@@ -147,6 +148,24 @@ fn main() -> ExitCode {
             Ok(())
         }
     })
+}
+
+/// Asks glibc's allocator to keep the memory a build frees for the next
+/// layer. By default it unmaps large blocks when they are freed and trims
+/// the heap, so every layer's buffers fault their pages in afresh (a tenth
+/// of an unbounded build's CPU time). Blocks up to 32 MiB now come from a
+/// heap that is never trimmed; larger ones are still mapped and unmapped.
+/// This takes 7-10% off the CPU time of the fixed formations' tables for
+/// about a quarter more peak memory (docs/tablebase.md, "Keeping freed
+/// memory"); either setting alone raised the system time instead.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt takes the allocator's lock and only sets its
+    // parameters; blocks already allocated are freed as before.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+    }
 }
 
 fn parse_prune(text: &str) -> Result<f64, String> {
