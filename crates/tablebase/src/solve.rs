@@ -153,6 +153,8 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
                     });
                 }
             }
+            // Unlike generation, each piece drops its repeats first, so
+            // that the lists held for a segment within a budget stay small.
             asked.map(|mut boards| {
                 boards.sort_unstable();
                 boards.dedup();

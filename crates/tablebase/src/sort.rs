@@ -116,7 +116,7 @@ fn merge_all(pieces: &[&[u64]], out: &mut [u64]) -> usize {
 
 /// Sorted `a` and `b`, each without repeats, merged into the start of `out`
 /// (as long as both) without repeats. Returns how many boards that is.
-pub fn merge_unique(a: &[u64], b: &[u64], out: &mut [u64]) -> usize {
+pub(crate) fn merge_unique(a: &[u64], b: &[u64], out: &mut [u64]) -> usize {
     let (mut i, mut j, mut k) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         let (x, y) = (a[i], b[j]);
