@@ -226,9 +226,13 @@ fn bad_input_is_one_clear_line_and_a_failure() {
 fn a_small_memory_budget_builds_the_same_table_in_segments() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
-    // Plain, and pruned: the segments count and store what the whole layer
-    // would.
-    for (name, options) in [("plain", &[][..]), ("pruned", &["--prune", "0.5"][..])] {
+    // Plain, pruned and thinned to optimal lines: the segments count and
+    // store what the whole layer would.
+    for (name, options) in [
+        ("plain", &[][..]),
+        ("pruned", &["--prune", "0.5"][..]),
+        ("optimal", &["--optimal-only"][..]),
+    ] {
         let build = |folder: &str, budget: &[&str]| {
             let args = [&["build", "l3.json", "32", "-o", folder], options, budget].concat();
             let output = tb_build(&args, dir.path());

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::solve::{self, Solved};
 use crate::storage::{self, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
-    RatesFile, WordReader, WordWriter, boards_path, rates_path, remove_if_present, run_path,
+    RatesFile, Runs, WordReader, WordWriter, boards_path, rates_path, remove_if_present,
     write_solved, write_words,
 };
 use crate::{Error, Formation, FormationSpec, Mover, Spec, generate, optimal};
@@ -399,12 +399,7 @@ pub fn build(
             stored
         } else {
             held = [None, None];
-            let segment = budget.map_or(usize::MAX, |bytes| {
-                usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
-                    .unwrap_or(usize::MAX)
-                    .max(1 << 12)
-            });
-            solving.in_segments(&parents, &children, segment)?
+            solving.in_segments(&parents, &children, segment_positions(budget))?
         };
         summary.stored += stored.positions;
         summary.bytes += stored.bytes;
@@ -421,10 +416,14 @@ pub fn build(
         }
     }
     if options.optimal_only {
-        let (stored, bytes) =
-            optimal::thin(spec, dir, options.level, &mut |layer, kept, bytes| {
-                report(Event::Thinned { layer, kept, bytes });
-            })?;
+        let (stored, bytes) = optimal::thin(
+            spec,
+            dir,
+            &work,
+            options.level,
+            budget,
+            &mut |layer, kept, bytes| report(Event::Thinned { layer, kept, bytes }),
+        )?;
         (summary.stored, summary.bytes) = (stored, bytes);
     }
     fs::remove_dir_all(&work).map_err(io(&work))?;
@@ -456,13 +455,23 @@ const WHOLE_BYTES_PER_POSITION: u64 = 40;
 
 /// Bytes per position of a solved layer held for lookups: board, rate and
 /// index (17), with the same room.
-const HELD_BYTES_PER_POSITION: u64 = 20;
+pub(crate) const HELD_BYTES_PER_POSITION: u64 = 20;
 
 /// Bytes per position of a layer solved in segments: its boards and rates,
 /// and the children it looks up (up to 16 empty cells, 2 spawns, 4 moves;
 /// far fewer after removing repeats), noted and fetched with their rates.
 /// L3 needs about 400.
 const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
+
+/// The positions of a layer solved (or thinned) a segment at a time within
+/// `budget` bytes: all of them without a budget.
+pub(crate) fn segment_positions(budget: Option<u64>) -> usize {
+    budget.map_or(usize::MAX, |bytes| {
+        usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
+            .unwrap_or(usize::MAX)
+            .max(1 << 12)
+    })
+}
 
 /// Positions per piece when a layer file is written from working rates.
 const STORE_PIECE: usize = 1 << 16;
@@ -593,7 +602,7 @@ impl Solving<'_> {
             &layer_path(self.dir, index),
             &header,
             &RatesFile::open(&path)?,
-            prune,
+            |rate| rate > prune,
             self.options.level,
         )?;
         Ok(Stored {
@@ -604,14 +613,14 @@ impl Solving<'_> {
     }
 }
 
-/// Writes the layer file of `header` from a solved layer's working rates,
-/// a piece at a time, without the rates at or below the prune threshold.
-/// Returns its size in bytes.
-fn store_layer(
+/// Writes the layer file of `header` from a layer's working rates, a piece
+/// at a time, with the positions whose rate `keep` accepts. Returns its
+/// size in bytes.
+pub(crate) fn store_layer(
     path: &Path,
     header: &LayerHeader,
     rates: &RatesFile,
-    prune: f64,
+    keep: impl Fn(f64) -> bool,
     level: i32,
 ) -> Result<u64, Error> {
     let mut writer = LayerWriter::create(path, header, level)?;
@@ -620,7 +629,7 @@ fn store_layer(
         let (boards, rates): (Vec<u64>, Vec<f64>) = boards
             .into_iter()
             .zip(rates)
-            .filter(|&(_, rate)| rate > prune)
+            .filter(|&(_, rate)| keep(rate))
             .unzip();
         writer.push(&boards, &rates)?;
     }
@@ -647,15 +656,7 @@ fn generate_layer(
     let held_words = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
     });
-    let (mut held, mut spilled): (Vec<Vec<u64>>, Vec<PathBuf>) = (Vec::new(), Vec::new());
-    let spill = |held: &mut Vec<Vec<u64>>, spilled: &mut Vec<PathBuf>| -> Result<(), Error> {
-        for run in held.drain(..) {
-            let path = run_path(work, index, spilled.len());
-            write_words(&path, &run)?;
-            spilled.push(path);
-        }
-        Ok(())
-    };
+    let mut runs = Runs::new(work.join(format!("run-{index:04}")), held_words);
     let parents = [(index - 1, 1)]
         .into_iter()
         .chain((index >= 2).then(|| (index - 2, 2)));
@@ -663,73 +664,10 @@ fn generate_layer(
         let boards = WordReader::open(&boards_path(work, layer))?;
         for start in (0..boards.len()).step_by(segment) {
             let piece = boards.read(start, segment.min(boards.len() - start))?;
-            held.push(generate::run(spec, mover, layer, exponent, &piece));
-            if held.iter().map(Vec::len).sum::<usize>() > held_words {
-                spill(&mut held, &mut spilled)?;
-            }
+            runs.push(generate::run(spec, mover, layer, exponent, &piece))?;
         }
     }
-    let out = boards_path(work, index);
-    if spilled.is_empty() {
-        let boards = generate::merge(held);
-        write_words(&out, &boards)?;
-        return Ok(boards.len());
-    }
-    spill(&mut held, &mut spilled)?;
-    let positions = merge_runs(&spilled, &out)?;
-    for path in &spilled {
-        remove_if_present(path)?;
-    }
-    Ok(positions)
-}
-
-/// Writes to `out` the sorted union, without repeats, of sorted runs of u64
-/// in files. Returns its length.
-fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
-    use std::cmp::Reverse;
-    use std::collections::BinaryHeap;
-    use std::io::{BufReader, Read};
-    let mut readers = paths
-        .iter()
-        .map(|path| {
-            File::open(path)
-                .map(|file| BufReader::with_capacity(1 << 16, file))
-                .map_err(|source| Error::Io {
-                    path: path.clone(),
-                    source,
-                })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut next = |run: usize| -> Result<Option<u64>, Error> {
-        let mut bytes = [0u8; 8];
-        match readers[run].read_exact(&mut bytes) {
-            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
-            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
-            Err(source) => Err(Error::Io {
-                path: paths[run].clone(),
-                source,
-            }),
-        }
-    };
-    let mut heap = BinaryHeap::new();
-    for run in 0..paths.len() {
-        if let Some(board) = next(run)? {
-            heap.push(Reverse((board, run)));
-        }
-    }
-    let mut writer = WordWriter::create(out)?;
-    let (mut last, mut positions) = (None, 0);
-    while let Some(Reverse((board, run))) = heap.pop() {
-        if last != Some(board) {
-            writer.extend(&[board])?;
-            (last, positions) = (Some(board), positions + 1);
-        }
-        if let Some(following) = next(run)? {
-            heap.push(Reverse((following, run)));
-        }
-    }
-    writer.finish()?;
-    Ok(positions)
+    runs.finish(&boards_path(work, index))
 }
 
 /// Removes the files of `folder` left under temporary names

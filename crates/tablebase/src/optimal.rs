@@ -7,79 +7,226 @@
 //! position's rate only needs its best children, which are kept, so
 //! `tb-build verify` still recomputes them exactly.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::builder::layer_path;
+use crate::builder::{HELD_BYTES_PER_POSITION, layer_path, segment_positions, store_layer};
 use crate::generate::for_each_child;
-use crate::solve::Solved;
+use crate::solve::{self, Solved};
 use crate::sort::sort_unique;
-use crate::storage::{self, LayerFile};
+use crate::storage::{LayerFile, LayerHeader};
+use crate::work::{RatesFile, Runs, WordReader, WordWriter, remove_if_present};
 use crate::{Error, Mover, Spec};
 
 /// Rewrites every layer file of the solved table in `dir` with only the
 /// positions on optimal lines, calling `report` with each layer's index,
 /// positions kept and bytes. Returns the positions and bytes kept in all.
 ///
+/// Within `memory` bytes if given: a layer is thinned in segments of the
+/// positions reached (a quarter of the budget), each reading from the
+/// layer file only the blocks it needs; the two layers after it are held
+/// in memory when they fit half the budget, and otherwise unpacked to
+/// working files in `work`; the boards reached in each of the next two
+/// layers go to working files when they outgrow an eighth of it. The
+/// working files are removed as they are used.
+///
 /// Ties between moves keep the first best in up, right, down, left order.
 /// Running it again (after a kill) gives the same files: a thinned layer
 /// still holds every best child.
 ///
 /// # Errors
-/// [`Error::Io`] or [`Error::File`] for layer files that cannot be read
-/// or written.
+/// [`Error::Io`] or [`Error::File`] for files that cannot be read or
+/// written.
 pub fn thin(
     spec: &Spec,
     dir: &Path,
+    work: &Path,
     level: i32,
+    memory: Option<u64>,
     report: &mut dyn FnMut(usize, usize, u64),
 ) -> Result<(u64, u64), Error> {
     let mover = Mover::new(spec.formation().large());
     let steps = spec.steps();
-    let read = |layer: usize| -> Result<Solved, Error> {
-        if layer < steps {
-            LayerFile::open(&layer_path(dir, layer))?.read_all()
-        } else {
-            Ok(Solved::default())
-        }
-    };
-    // Boards reached so far in the next two layers.
-    let mut reached: Vec<Vec<u64>> = vec![Vec::new(); steps + 2];
-    let mut window = [read(0)?, read(1)?, read(2)?];
-    reached[0] = window[0].boards().to_vec();
+    // A quarter of the budget for a segment, an eighth for each of the two
+    // next layers' boards reached, half for the layers after (`Children`).
+    let segment = segment_positions(memory.map(|bytes| bytes / 4));
+    let reached_limit = memory.map_or(usize::MAX, |bytes| {
+        usize::try_from(bytes / 8 / 8).unwrap_or(usize::MAX)
+    });
+    let reached_path = |index: usize| work.join(format!("reached-{index:04}"));
+    let runs = |index: usize| Runs::new(reached_path(index), reached_limit);
+    // The boards reached in this layer and the next two: every seed, then
+    // the best children of the positions kept.
+    let mut reached = [runs(0), runs(1), runs(2)];
+    reached[0].push(
+        LayerFile::open(&layer_path(dir, 0))?
+            .read_all()?
+            .boards()
+            .to_vec(),
+    )?;
+    // The last layer unpacked, kept for the next layer's children.
+    let mut unpacked = None;
     let (mut stored, mut bytes) = (0u64, 0u64);
     for index in 0..steps {
-        let wanted = sort_unique(std::mem::take(&mut reached[index]));
-        let [layer, next, after] = &window;
-        let kept = layer.only(&wanted);
-        if !spec.is_horizon(index) {
-            let children: Vec<(usize, u64)> = kept
-                .boards()
-                .par_iter()
-                .filter(|&&board| !spec.is_won(board, index))
-                .flat_map_iter(|&board| best_children(spec, &mover, board, next, after))
-                .collect();
-            for (side, child) in children {
-                reached[index + 1 + side].push(child);
+        let [this, next, after] = reached;
+        reached = [next, after, runs(index + 3)];
+        this.finish(&reached_path(index))?;
+        let wanted = WordReader::open(&reached_path(index))?;
+        let layer = LayerFile::open(&layer_path(dir, index))?;
+        let children = if spec.is_horizon(index) {
+            None
+        } else {
+            Some(Children::of(
+                dir,
+                work,
+                index,
+                steps,
+                memory,
+                &mut unpacked,
+            )?)
+        };
+        let kept_path = work.join(format!("kept-{index:04}"));
+        let mut out = WordWriter::create(&kept_path)?;
+        let mut positions = 0;
+        for start in (0..wanted.len()).step_by(segment) {
+            let boards = wanted.read(start, segment.min(wanted.len() - start))?;
+            let kept = layer.fetch(&boards)?;
+            out.extend_solved(kept.boards(), kept.rates())?;
+            positions += kept.len();
+            if let Some(children) = &children {
+                let [two, four] = children.best(spec, &mover, index, kept.boards())?;
+                reached[0].push(two)?;
+                reached[1].push(four)?;
             }
         }
-        let file = LayerFile::open(&layer_path(dir, index))?;
-        let header = storage::LayerHeader {
-            positions: kept.len() as u64,
-            ..file.header().clone()
+        out.finish()?;
+        let header = LayerHeader {
+            positions: positions as u64,
+            ..layer.header().clone()
         };
-        let written = storage::write(&layer_path(dir, index), &header, &kept, level)?;
-        report(index, kept.len(), written);
-        stored += kept.len() as u64;
+        let written = store_layer(
+            &layer_path(dir, index),
+            &header,
+            &RatesFile::open(&kept_path)?,
+            |_| true,
+            level,
+        )?;
+        for done in [
+            kept_path,
+            reached_path(index),
+            unpacked_path(work, index + 1),
+        ] {
+            remove_if_present(&done)?;
+        }
+        unpacked = match children {
+            Some(Children::Unpacked([_, after])) => after.map(|file| (index + 2, file)),
+            _ => None,
+        };
+        report(index, positions, written);
+        stored += positions as u64;
         bytes += written;
-        window = [
-            std::mem::take(&mut window[1]),
-            std::mem::take(&mut window[2]),
-            read(index + 3)?,
-        ];
     }
     Ok((stored, bytes))
+}
+
+/// Where the children of a layer's positions are looked up.
+enum Children {
+    /// The two layers after it, in memory.
+    Held([Solved; 2]),
+    /// Their rates unpacked to working files, from which each segment
+    /// fetches the children it asks for, when they do not fit half the
+    /// budget (`None` past the last layer).
+    Unpacked([Option<RatesFile>; 2]),
+}
+
+impl Children {
+    /// The children of layer `index`'s positions: the two layers after it,
+    /// in memory if they fit half of `memory`, else unpacked to working
+    /// files (taking the one `unpacked` before, if it is the next layer's).
+    fn of(
+        dir: &Path,
+        work: &Path,
+        index: usize,
+        steps: usize,
+        memory: Option<u64>,
+        unpacked: &mut Option<(usize, RatesFile)>,
+    ) -> Result<Self, Error> {
+        let open = |layer: usize| {
+            (layer < steps)
+                .then(|| LayerFile::open(&layer_path(dir, layer)))
+                .transpose()
+        };
+        let files = [open(index + 1)?, open(index + 2)?];
+        let positions: u64 = files
+            .iter()
+            .flatten()
+            .map(|file| file.header().positions)
+            .sum();
+        if memory.is_none_or(|bytes| HELD_BYTES_PER_POSITION * positions <= bytes / 2) {
+            let read = |file: &Option<LayerFile>| {
+                file.as_ref()
+                    .map_or(Ok(Solved::default()), LayerFile::read_all)
+            };
+            return Ok(Self::Held([read(&files[0])?, read(&files[1])?]));
+        }
+        let mut unpack = |side: usize| -> Result<Option<RatesFile>, Error> {
+            let layer = index + 1 + side;
+            if let Some((_, file)) = unpacked.take_if(|(held, _)| *held == layer) {
+                return Ok(Some(file));
+            }
+            let Some(file) = &files[side] else {
+                return Ok(None);
+            };
+            let path = unpacked_path(work, layer);
+            let mut out = WordWriter::create(&path)?;
+            file.visit_blocks(|boards, rates| out.extend_solved(boards, rates))?;
+            out.finish()?;
+            RatesFile::open(&path).map(Some)
+        };
+        Ok(Self::Unpacked([unpack(0)?, unpack(1)?]))
+    }
+
+    /// The best children of `boards` of layer `index` after each spawn
+    /// (see [`best_children`]), in the next layer (after a 2) and the one
+    /// after (after a 4), each sorted and without repeats.
+    fn best(
+        &self,
+        spec: &Spec,
+        mover: &Mover,
+        index: usize,
+        boards: &[u64],
+    ) -> Result<[Vec<u64>; 2], Error> {
+        let fetched;
+        let [next, after] = match self {
+            Self::Held(held) => held,
+            Self::Unpacked(files) => {
+                let asked = solve::wanted(spec, mover, index, boards);
+                let fetch = |side: usize| {
+                    files[side]
+                        .as_ref()
+                        .map_or(Ok(Solved::default()), |file| file.fetch(&asked[side]))
+                };
+                fetched = [fetch(0)?, fetch(1)?];
+                &fetched
+            }
+        };
+        let best: Vec<(usize, u64)> = boards
+            .par_iter()
+            .filter(|&&board| !spec.is_won(board, index))
+            .flat_map_iter(|&board| best_children(spec, mover, board, next, after))
+            .collect();
+        let mut sides = [Vec::new(), Vec::new()];
+        for (side, child) in best {
+            sides[side].push(child);
+        }
+        Ok(sides.map(sort_unique))
+    }
+}
+
+/// The working file of layer `index`'s rates, unpacked for thinning.
+fn unpacked_path(work: &Path, index: usize) -> PathBuf {
+    work.join(format!("unpacked-{index:04}"))
 }
 
 /// For each empty cell and spawn of `board`, the first best move's child

@@ -4,6 +4,7 @@
 
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
@@ -331,18 +332,24 @@ fn decode_block(raw: &[u8], n: usize, precision: Precision) -> Option<(Vec<u64>,
 }
 
 /// A layer file opened for lookups: its header and block index in memory,
-/// the blocks read and decompressed on demand.
+/// the blocks read from disk and decompressed on demand, so that an open
+/// layer costs its index (20 bytes per block of 4,096 positions) and not
+/// its size.
 #[derive(Debug)]
 pub struct LayerFile {
     path: PathBuf,
+    file: File,
     header: LayerHeader,
     blocks: Vec<BlockEntry>,
-    data: Vec<u8>,
+    /// Where the blocks begin in the file.
+    data_start: u64,
+    /// Their compressed size.
+    data_bytes: u64,
 }
 
 impl LayerFile {
     /// Opens and checks a layer file: magic, version, header, index and
-    /// checksum.
+    /// checksum (which reads the file once through).
     ///
     /// # Errors
     /// [`Error::Io`] if it cannot be read; [`Error::File`] naming the
@@ -353,42 +360,51 @@ impl LayerFile {
             path: path.to_owned(),
             problem,
         };
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let io = |source| Error::Io {
             path: path.to_owned(),
             source,
-        })?;
-        if bytes.len() < 24 || bytes[..8] != MAGIC {
+        };
+        let file = File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        let read = |offset: u64, len: usize| -> Result<Vec<u8>, Error> {
+            let mut bytes = vec![0; len];
+            file.read_exact_at(&mut bytes, offset).map_err(io)?;
+            Ok(bytes)
+        };
+        if len < 24 || read(0, 8)? != MAGIC {
             return Err(bad("not a 2048lab tablebase layer file".to_owned()));
         }
-        let (body, stored) = bytes.split_at(bytes.len() - 4);
-        if crc32fast::hash(body) != u32::from_le_bytes(stored.try_into().expect("4 bytes")) {
+        let body = len - 4;
+        let stored = u32::from_le_bytes(read(body, 4)?.try_into().expect("4 bytes"));
+        if checksum(&file, body).map_err(io)? != stored {
             return Err(bad(
                 "checksum mismatch: the file is corrupt or truncated".to_owned()
             ));
         }
-        let version = u32::from_le_bytes(body[8..12].try_into().expect("4 bytes"));
+        let word = |offset: u64| -> Result<u32, Error> {
+            Ok(u32::from_le_bytes(
+                read(offset, 4)?.try_into().expect("4 bytes"),
+            ))
+        };
+        let version = word(8)?;
         if version != VERSION {
             return Err(bad(format!(
                 "layer file format version {version}, this build reads version {VERSION}"
             )));
         }
-        let header_len = u32::from_le_bytes(body[12..16].try_into().expect("4 bytes"));
-        let header_end = 16 + header_len as usize;
-        if header_len > MAX_HEADER || header_end + 4 > body.len() {
+        let header_len = word(12)?;
+        let header_end = 16 + u64::from(header_len);
+        if header_len > MAX_HEADER || header_end + 4 > body {
             return Err(bad(format!("corrupt header length {header_len}")));
         }
-        let header: LayerHeader = serde_json::from_slice(&body[16..header_end])
+        let header: LayerHeader = serde_json::from_slice(&read(16, header_len as usize)?)
             .map_err(|error| bad(format!("corrupt header: {error}")))?;
-        let count = u32::from_le_bytes(
-            body[header_end..header_end + 4]
-                .try_into()
-                .expect("4 bytes"),
-        ) as usize;
-        let index_end = header_end + 4 + count * ENTRY_BYTES;
-        if index_end > body.len() || count != (header.positions as usize).div_ceil(BLOCK) {
+        let count = word(header_end)? as usize;
+        let data_start = header_end + 4 + (count * ENTRY_BYTES) as u64;
+        if data_start > body || count != (header.positions as usize).div_ceil(BLOCK) {
             return Err(bad(format!("corrupt block index ({count} blocks)")));
         }
-        let blocks: Vec<BlockEntry> = body[header_end + 4..index_end]
+        let blocks: Vec<BlockEntry> = read(header_end + 4, count * ENTRY_BYTES)?
             .chunks_exact(ENTRY_BYTES)
             .map(|entry| BlockEntry {
                 first: u64::from_le_bytes(entry[..8].try_into().expect("8 bytes")),
@@ -396,10 +412,10 @@ impl LayerFile {
                 length: u32::from_le_bytes(entry[16..].try_into().expect("4 bytes")),
             })
             .collect();
-        let data = body[index_end..].to_vec();
+        let data_bytes = body - data_start;
         if blocks
             .iter()
-            .any(|block| block.offset + u64::from(block.length) > data.len() as u64)
+            .any(|block| block.offset + u64::from(block.length) > data_bytes)
         {
             return Err(bad(
                 "corrupt block index: a block lies past the end".to_owned()
@@ -407,9 +423,11 @@ impl LayerFile {
         }
         Ok(Self {
             path: path.to_owned(),
+            file,
             header,
             blocks,
-            data,
+            data_start,
+            data_bytes,
         })
     }
 
@@ -419,8 +437,8 @@ impl LayerFile {
     }
 
     /// The compressed size of the positions, in bytes.
-    pub fn data_bytes(&self) -> usize {
-        self.data.len()
+    pub fn data_bytes(&self) -> u64 {
+        self.data_bytes
     }
 
     fn block(&self, number: usize) -> Result<(Vec<u64>, Vec<f64>), Error> {
@@ -430,14 +448,19 @@ impl LayerFile {
         } else {
             BLOCK
         };
-        let start = entry.offset as usize;
-        let compressed = &self.data[start..start + entry.length as usize];
+        let mut compressed = vec![0; entry.length as usize];
+        self.file
+            .read_exact_at(&mut compressed, self.data_start + entry.offset)
+            .map_err(|source| Error::Io {
+                path: self.path.clone(),
+                source,
+            })?;
         let capacity = n * (8 + self.header.precision.bytes());
         let corrupt = || Error::File {
             path: self.path.clone(),
             problem: format!("block {number} is corrupt"),
         };
-        let raw = zstd::bulk::decompress(compressed, capacity).map_err(|_| corrupt())?;
+        let raw = zstd::bulk::decompress(&compressed, capacity).map_err(|_| corrupt())?;
         decode_block(&raw, n, self.header.precision).ok_or_else(corrupt)
     }
 
@@ -445,7 +468,7 @@ impl LayerFile {
     /// it (never reached, worth 0, or pruned).
     ///
     /// # Errors
-    /// [`Error::File`] if its block is corrupt.
+    /// [`Error::Io`] or [`Error::File`] if its block cannot be read.
     pub fn rate(&self, board: u64) -> Result<f64, Error> {
         let number = self.blocks.partition_point(|block| block.first <= board);
         if number == 0 {
@@ -457,18 +480,45 @@ impl LayerFile {
             .map_or(0.0, |index| rates[index]))
     }
 
+    /// The positions of `wanted` (sorted, without repeats) that the layer
+    /// holds, with their stored rates: only the blocks where some wanted
+    /// board would be are read.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::File`] if a block cannot be read.
+    pub fn fetch(&self, wanted: &[u64]) -> Result<Solved, Error> {
+        let fences: Vec<u64> = self.blocks.iter().map(|block| block.first).collect();
+        fetch(&fences, wanted, |number| self.block(number))
+    }
+
+    /// Calls `visit` with the boards and rates of each block in turn.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::File`] if a block cannot be read; what
+    /// `visit` returns.
+    pub fn visit_blocks(
+        &self,
+        mut visit: impl FnMut(&[u64], &[f64]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        for number in 0..self.blocks.len() {
+            let (boards, rates) = self.block(number)?;
+            visit(&boards, &rates)?;
+        }
+        Ok(())
+    }
+
     /// Every position and rate of the layer.
     ///
     /// # Errors
-    /// [`Error::File`] if a block is corrupt.
+    /// [`Error::Io`] or [`Error::File`] if a block cannot be read.
     pub fn read_all(&self) -> Result<Solved, Error> {
         let mut boards = Vec::with_capacity(self.header.positions as usize);
         let mut rates = Vec::with_capacity(self.header.positions as usize);
-        for number in 0..self.blocks.len() {
-            let (block_boards, block_rates) = self.block(number)?;
-            boards.extend(block_boards);
-            rates.extend(block_rates);
-        }
+        self.visit_blocks(|block_boards, block_rates| {
+            boards.extend_from_slice(block_boards);
+            rates.extend_from_slice(block_rates);
+            Ok(())
+        })?;
         if boards.windows(2).any(|pair| pair[0] >= pair[1]) {
             return Err(Error::File {
                 path: self.path.clone(),
@@ -477,6 +527,54 @@ impl LayerFile {
         }
         Ok(Solved::new(boards, rates))
     }
+}
+
+/// The CRC-32 of the first `len` bytes of `file`, read a piece at a time.
+fn checksum(file: &File, len: u64) -> io::Result<u32> {
+    let mut hasher = crc32fast::Hasher::new();
+    let mut piece = vec![0; (1 << 20).min(len as usize)];
+    let mut at = 0;
+    while at < len {
+        let piece = &mut piece[..(len - at).min(1 << 20) as usize];
+        file.read_exact_at(piece, at)?;
+        hasher.update(piece);
+        at += piece.len() as u64;
+    }
+    Ok(hasher.finalize())
+}
+
+/// The positions of `wanted` (sorted, without repeats) held by a sorted
+/// layer stored in pieces, where `fences` are the pieces' first boards and
+/// `read` gives one piece's boards and rates: only the pieces where some
+/// wanted board would be are read, each once.
+pub(crate) fn fetch(
+    fences: &[u64],
+    wanted: &[u64],
+    mut read: impl FnMut(usize) -> Result<(Vec<u64>, Vec<f64>), Error>,
+) -> Result<Solved, Error> {
+    let (mut boards, mut rates) = (Vec::new(), Vec::new());
+    // Boards before the first piece are not held.
+    let mut rest = &wanted
+        [wanted.partition_point(|&board| fences.first().is_none_or(|&first| board < first))..];
+    while let Some(&first) = rest.first() {
+        // The piece that would hold `first`, and the wanted boards in it.
+        let piece = fences.partition_point(|&fence| fence <= first) - 1;
+        let within = match fences.get(piece + 1) {
+            Some(&next) => rest.partition_point(|&board| board < next),
+            None => rest.len(),
+        };
+        let (held, held_rates) = read(piece)?;
+        let mut at = 0;
+        for &board in &rest[..within] {
+            at += held[at..].partition_point(|&h| h < board);
+            if held.get(at) == Some(&board) {
+                boards.push(board);
+                rates.push(held_rates[at]);
+            }
+        }
+        rest = &rest[within..];
+    }
+    Ok(Solved::new(boards, rates))
 }
 
 /// Writes a file through `write` under a temporary name beside `path`, then
@@ -608,6 +706,30 @@ mod tests {
             assert_eq!(file.rate(layer.boards()[5000] + 1).unwrap(), 0.0);
             assert_eq!(file.rate(1).unwrap(), 0.0);
         }
+    }
+
+    #[test]
+    fn fetching_reads_the_wanted_positions_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer.tbl");
+        let layer = layer();
+        write(&path, &header(Precision::F64), &layer, 3).unwrap();
+        let file = LayerFile::open(&path).unwrap();
+        let boards = layer.boards();
+        // Before, between, on and after the stored boards, in the first,
+        // middle and last of three blocks.
+        let wanted: Vec<u64> = [0, 1, boards[0], boards[0] + 1, boards[4095], boards[4096]]
+            .into_iter()
+            .chain((0..10_000).step_by(777).map(|i| boards[i]))
+            .chain([boards[9999] - 1, boards[9999], boards[9999] + 1, u64::MAX])
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let fetched = file.fetch(&wanted).unwrap();
+        let expected = layer.only(&wanted);
+        assert_eq!(fetched.boards(), expected.boards());
+        assert_eq!(fetched.rates(), expected.rates());
+        assert!(file.fetch(&[]).unwrap().is_empty());
     }
 
     #[test]

@@ -27,11 +27,6 @@ pub fn rates_path(work: &Path, index: usize) -> PathBuf {
     work.join(format!("rates-{index:04}"))
 }
 
-/// Run `run` of layer `index`, generated in segments.
-pub fn run_path(work: &Path, index: usize, run: usize) -> PathBuf {
-    work.join(format!("run-{index:04}-{run:04}"))
-}
-
 /// Removes a file, if it is there.
 pub fn remove_if_present(path: &Path) -> Result<(), Error> {
     match std::fs::remove_file(path) {
@@ -159,11 +154,6 @@ impl WordReader {
         self.len
     }
 
-    /// Whether the file holds no word.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The words `start..start + count`.
     ///
     /// # Errors
@@ -213,6 +203,124 @@ impl WordReader {
     }
 }
 
+/// Sorted runs of boards bound for one sorted file without repeats: held
+/// in memory while they fit, spilled each to a file of its own past that,
+/// and merged into the file in the end.
+#[derive(Debug)]
+pub struct Runs {
+    /// The spilled runs are named after it: `STEM-NNNN`.
+    stem: PathBuf,
+    /// The words that may be held in memory.
+    limit: usize,
+    held: Vec<Vec<u64>>,
+    spilled: Vec<PathBuf>,
+}
+
+impl Runs {
+    /// No runs yet; those spilled will be `STEM-NNNN`, and at most `limit`
+    /// words are held in memory.
+    pub fn new(stem: PathBuf, limit: usize) -> Self {
+        Self {
+            stem,
+            limit,
+            held: Vec::new(),
+            spilled: Vec::new(),
+        }
+    }
+
+    /// Adds a sorted run without repeats, spilling the runs held when they
+    /// outgrow the limit.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file of a run spilled.
+    pub fn push(&mut self, run: Vec<u64>) -> Result<(), Error> {
+        self.held.push(run);
+        if self.held.iter().map(Vec::len).sum::<usize>() > self.limit {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<(), Error> {
+        for run in self.held.drain(..) {
+            let mut name = self.stem.file_name().unwrap_or_default().to_os_string();
+            name.push(format!("-{:04}", self.spilled.len()));
+            let path = self.stem.with_file_name(name);
+            write_words(&path, &run)?;
+            self.spilled.push(path);
+        }
+        Ok(())
+    }
+
+    /// Writes the union of the runs, sorted and without repeats, to `out`
+    /// and removes the spilled runs. Returns its length.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn finish(mut self, out: &Path) -> Result<usize, Error> {
+        if self.spilled.is_empty() {
+            let boards = crate::generate::merge(self.held);
+            write_words(out, &boards)?;
+            return Ok(boards.len());
+        }
+        self.spill()?;
+        let positions = merge_runs(&self.spilled, out)?;
+        for path in &self.spilled {
+            remove_if_present(path)?;
+        }
+        Ok(positions)
+    }
+}
+
+/// Writes to `out` the sorted union, without repeats, of sorted runs of u64
+/// in files. Returns its length.
+fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+    use std::io::{BufReader, Read};
+    let mut readers = paths
+        .iter()
+        .map(|path| {
+            File::open(path)
+                .map(|file| BufReader::with_capacity(1 << 16, file))
+                .map_err(|source| Error::Io {
+                    path: path.clone(),
+                    source,
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut next = |run: usize| -> Result<Option<u64>, Error> {
+        let mut bytes = [0u8; 8];
+        match readers[run].read_exact(&mut bytes) {
+            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(source) => Err(Error::Io {
+                path: paths[run].clone(),
+                source,
+            }),
+        }
+    };
+    let mut heap = BinaryHeap::new();
+    for run in 0..paths.len() {
+        if let Some(board) = next(run)? {
+            heap.push(Reverse((board, run)));
+        }
+    }
+    let mut writer = WordWriter::create(out)?;
+    let (mut last, mut positions) = (None, 0);
+    while let Some(Reverse((board, run))) = heap.pop() {
+        if last != Some(board) {
+            writer.extend(&[board])?;
+            (last, positions) = (Some(board), positions + 1);
+        }
+        if let Some(following) = next(run)? {
+            heap.push(Reverse((following, run)));
+        }
+    }
+    writer.finish()?;
+    Ok(positions)
+}
+
 /// Positions per piece read when fetching from a [`RatesFile`] (64 KiB).
 const FETCH: usize = 4096;
 
@@ -250,11 +358,6 @@ impl RatesFile {
         self.words.len() / 2
     }
 
-    /// Whether the layer holds no position.
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-
     /// The positions `start..start + count`: boards and rates.
     ///
     /// # Errors
@@ -289,35 +392,10 @@ impl RatesFile {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn fetch(&self, wanted: &[u64]) -> Result<Solved, Error> {
-        let (mut boards, mut rates) = (Vec::new(), Vec::new());
-        if self.is_empty() {
-            return Ok(Solved::default());
-        }
-        let mut rest = wanted;
-        while let Some(&first) = rest.first() {
-            // The piece that would hold `first`, and the wanted boards in it.
-            let piece = self.fences.partition_point(|&fence| fence <= first);
-            let Some(piece) = piece.checked_sub(1) else {
-                rest = &rest[rest.partition_point(|&board| board < self.fences[0])..];
-                continue;
-            };
-            let within = match self.fences.get(piece + 1) {
-                Some(&next) => rest.partition_point(|&board| board < next),
-                None => rest.len(),
-            };
+        crate::storage::fetch(&self.fences, wanted, |piece| {
             let start = piece * FETCH;
-            let (held, held_rates) = self.read(start, FETCH.min(self.len() - start))?;
-            let mut at = 0;
-            for &board in &rest[..within] {
-                at += held[at..].partition_point(|&h| h < board);
-                if held.get(at) == Some(&board) {
-                    boards.push(board);
-                    rates.push(held_rates[at]);
-                }
-            }
-            rest = &rest[within..];
-        }
-        Ok(Solved::new(boards, rates))
+            self.read(start, FETCH.min(self.len() - start))
+        })
     }
 }
 
