@@ -220,8 +220,9 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             steps,
             generated,
             solved,
+            complete,
         } => {
-            if solved == steps {
+            if complete {
                 say("the table is already complete".to_owned());
             } else if generated > 0 || solved > 0 {
                 say(format!(

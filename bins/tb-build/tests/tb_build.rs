@@ -104,22 +104,28 @@ fn builds_queries_and_verifies() {
 fn a_killed_build_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
-    let whole = tb_build(&["build", "l3.json", "32", "-o", "whole"], dir.path());
-    assert!(whole.status.success(), "{}", text(&whole.stderr));
-    // Killed while generating, then while solving, whole and in segments.
-    for (line, budget) in [
-        ("generated layer   20", None),
-        ("solved    layer   30", None),
-        ("solved    layer   30", Some("1K")),
+    for (folder, options) in [("whole", &[][..]), ("optimal", &["--optimal-only"])] {
+        let args = [&["build", "l3.json", "32", "-o", folder], options].concat();
+        let built = tb_build(&args, dir.path());
+        assert!(built.status.success(), "{}", text(&built.stderr));
+    }
+    // Killed while generating, then while solving, whole and in segments,
+    // then while thinning to optimal lines in segments.
+    let segments: &[&str] = &["--memory", "1K"];
+    for (line, options, whole) in [
+        ("generated layer   20", &[][..], "whole"),
+        ("solved    layer   30", &[], "whole"),
+        ("solved    layer   30", segments, "whole"),
+        (
+            "thinned   layer   10",
+            &["--memory", "1K", "--optimal-only"],
+            "optimal",
+        ),
     ] {
         let _ = std::fs::remove_dir_all(dir.path().join("killed"));
-        let budget: &[&str] = match &budget {
-            Some(size) => &["--memory", size],
-            None => &[],
-        };
         let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
             .args(["build", "l3.json", "32", "-o", "killed"])
-            .args(budget)
+            .args(options)
             .current_dir(dir.path())
             .stdout(Stdio::piped())
             .spawn()
@@ -140,14 +146,15 @@ fn a_killed_build_resumes_to_the_same_files() {
         let stale = dir.path().join("killed/layer-0003.tbl.tmp-999999");
         std::fs::write(&stale, b"half a file").unwrap();
         let resumed = tb_build(
-            &[&["build", "l3.json", "32", "-o", "killed"], budget].concat(),
+            &[&["build", "l3.json", "32", "-o", "killed"], options].concat(),
             dir.path(),
         );
         assert!(resumed.status.success(), "{}", text(&resumed.stderr));
         assert!(text(&resumed.stdout).contains("resuming: "));
         assert_eq!(
             layer_files(&dir.path().join("killed")),
-            layer_files(&dir.path().join("whole"))
+            layer_files(&dir.path().join(whole)),
+            "killed at {line:?}"
         );
         assert!(
             !stale.exists(),

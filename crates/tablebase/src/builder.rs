@@ -5,11 +5,14 @@
 //! whether it is complete), `layer-NNNN.tbl` (the solved layers, see
 //! [`crate::storage`]) and, while building, `work/` with the
 //! generated layers (`boards-NNNN`), the full-precision rates of the
-//! layers solving still needs (`rates-NNNN`) and the runs of a layer
-//! generated in segments (`run-NNNN-NNNN`). Every file is written under a
-//! temporary name and renamed, so a file under its real name is complete. A
-//! killed build, run again, finds what is complete and goes on from there;
-//! it gives the same files as a build that was never interrupted.
+//! layers solving still needs (`rates-NNNN`), the runs of a layer
+//! generated in segments (`run-NNNN-NNNN`) and, when thinning to optimal
+//! lines, the boards reached (`reached-*`), the positions kept
+//! (`kept-NNNN`) and child layers unpacked (`unpacked-NNNN`). Every file is
+//! written under a temporary name and renamed, so a file under its real
+//! name is complete. A killed build, run again, finds what is complete and
+//! goes on from there; it gives the same files as a build that was never
+//! interrupted.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -160,8 +163,8 @@ pub fn layer_path(dir: &Path, index: usize) -> PathBuf {
 /// What a build reports as it goes.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
-    /// The build starts, `done` layers of each phase already complete from
-    /// an earlier run.
+    /// The build starts, with the layers of each phase that an earlier run
+    /// completed.
     Start {
         /// The number of layers.
         steps: usize,
@@ -169,6 +172,10 @@ pub enum Event {
         generated: usize,
         /// Layers solved before.
         solved: usize,
+        /// Whether the table was finished before: nothing is left to do.
+        /// (A build killed while thinning to optimal lines has every layer
+        /// solved, and thins them again.)
+        complete: bool,
     },
     /// A layer was generated.
     Generated {
@@ -275,6 +282,7 @@ pub fn build(
                     steps,
                     generated: steps,
                     solved: steps,
+                    complete: true,
                 });
                 return Ok(Summary {
                     elapsed: start.elapsed(),
@@ -312,6 +320,7 @@ pub fn build(
         steps,
         generated: generated_before,
         solved: solved_before,
+        complete: false,
     });
     let mover = Mover::new(spec.formation().large());
     let mut summary = Summary::default();

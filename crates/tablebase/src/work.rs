@@ -2,7 +2,10 @@
 //! layers (`boards-NNNN`, sorted boards), the full-precision rates of the
 //! solved layers that solving still needs (`rates-NNNN`, sorted pairs of
 //! board and rate bits) and the sorted runs of a layer generated in
-//! segments (`run-NNNN-NNNN`).
+//! segments (`run-NNNN-NNNN`); while thinning to optimal lines
+//! ([`crate::optimal`]), the boards reached (`reached-NNNN` and its runs),
+//! the positions kept (`kept-NNNN`) and child layers unpacked from their
+//! layer files (`unpacked-NNNN`), both as rates.
 //!
 //! All are little-endian u64 words, written under a temporary name and
 //! renamed when complete, and read whole or a piece at a time: a build
