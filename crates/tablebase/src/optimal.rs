@@ -28,7 +28,7 @@ use crate::{Error, Mover, Spec};
 /// layer file only the blocks it needs; the two layers after it are held
 /// in memory when they fit half the budget, and otherwise unpacked to
 /// working files in `work`; the boards reached in each of the next two
-/// layers go to working files when they outgrow an eighth of it. The
+/// layers go to working files when they outgrow a sixteenth of it. The
 /// working files are removed as they are used.
 ///
 /// Ties between moves keep the first best in up, right, down, left order.
@@ -48,11 +48,12 @@ pub fn thin(
 ) -> Result<(u64, u64), Error> {
     let mover = Mover::new(spec.formation().large());
     let steps = spec.steps();
-    // A quarter of the budget for a segment, an eighth for each of the two
-    // next layers' boards reached, half for the layers after (`Children`).
+    // Half the budget for the layers after (`Children`), a quarter for a
+    // segment, and a sixteenth for each of the two next layers' boards
+    // reached (twice that while they are merged, `Runs::push`).
     let segment = segment_positions(memory.map(|bytes| bytes / 4));
     let reached_limit = memory.map_or(usize::MAX, |bytes| {
-        usize::try_from(bytes / 8 / 8).unwrap_or(usize::MAX)
+        usize::try_from(bytes / 16 / 8).unwrap_or(usize::MAX)
     });
     let reached_path = |index: usize| work.join(format!("reached-{index:04}"));
     let runs = |index: usize| Runs::new(reached_path(index), reached_limit);

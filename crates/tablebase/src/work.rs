@@ -231,15 +231,26 @@ impl Runs {
         }
     }
 
-    /// Adds a sorted run without repeats, spilling the runs held when they
-    /// outgrow the limit.
+    /// Adds a sorted run without repeats. When the runs held outgrow the
+    /// limit they are merged into one, and spilled only if that still takes
+    /// over half of it: the runs of different segments share many boards
+    /// (the runs of free8-32's largest layers within 400M come to about
+    /// four times their positions), so merged they often fit, and a layer
+    /// that fits half the limit never goes to disk.
+    ///
+    /// Merging holds the runs and their union: up to twice the limit.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file of a run spilled.
     pub fn push(&mut self, run: Vec<u64>) -> Result<(), Error> {
         self.held.push(run);
         if self.held.iter().map(Vec::len).sum::<usize>() > self.limit {
-            self.spill()?;
+            let merged = crate::generate::merge(std::mem::take(&mut self.held));
+            let spill = merged.len() > self.limit / 2;
+            self.held.push(merged);
+            if spill {
+                self.spill()?;
+            }
         }
         Ok(())
     }
