@@ -232,11 +232,13 @@ pub struct Summary {
 ///
 /// `memory` is the budget in bytes (`None`: no limit). Generation reads a
 /// layer's parents in segments whose children fit it, and sorts each
-/// segment into a run, spilled to disk and merged into the layer's file
-/// when the runs outgrow a quarter of it. Solving holds a layer and the two
+/// segment into a run; the runs are merged in memory when they outgrow a
+/// quarter of it, and spilled to disk (then merged into the layer's file)
+/// only if their union is still large. Solving holds a layer and the two
 /// after it in memory when they fit; otherwise it solves the layer in
 /// segments, each fetching from the two layers' working files only the
-/// children it looks up. Either way the files are the same.
+/// children it looks up. Thinning to optimal lines keeps to the budget
+/// too ([`optimal::thin`]). Either way the files are the same.
 ///
 /// # Errors
 /// [`Error::File`] if `dir` holds another table (or the same one stored
@@ -647,8 +649,9 @@ pub(crate) fn store_layer(
 
 /// Generates layer `index` into its working file from its parent layers'
 /// files, within `memory` if given: the parents are read in segments, the
-/// children of each sorted into a run; when the runs would take more than a
-/// quarter of the budget they go to disk, and are merged from there.
+/// children of each sorted into a run; the runs are held within a quarter
+/// of the budget, merged in memory when they outgrow it, and go to disk
+/// only if their union still takes over half of that (`Runs::push`).
 /// Returns the number of positions.
 fn generate_layer(
     spec: &Spec,

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use rayon::iter::Either;
 use rayon::prelude::*;
 
 use crate::builder::{HELD_BYTES_PER_POSITION, layer_path, segment_positions, store_layer};
@@ -212,16 +213,15 @@ impl Children {
                 &fetched
             }
         };
-        let best: Vec<(usize, u64)> = boards
+        let (two, four): (Vec<u64>, Vec<u64>) = boards
             .par_iter()
             .filter(|&&board| !spec.is_won(board, index))
             .flat_map_iter(|&board| best_children(spec, mover, board, next, after))
-            .collect();
-        let mut sides = [Vec::new(), Vec::new()];
-        for (side, child) in best {
-            sides[side].push(child);
-        }
-        Ok(sides.map(sort_unique))
+            .partition_map(|(side, child)| match side {
+                0 => Either::Left(child),
+                _ => Either::Right(child),
+            });
+        Ok([two, four].map(sort_unique))
     }
 }
 
@@ -238,7 +238,7 @@ fn best_children(
     board: u64,
     next: &Solved,
     after: &Solved,
-) -> Vec<(usize, u64)> {
+) -> impl Iterator<Item = (usize, u64)> {
     let mut best = [[None::<(f64, u64)>; 2]; 16];
     let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
         let rate = [next, after][side].rate(child);
@@ -247,8 +247,7 @@ fn best_children(
             *best = Some((rate, child));
         }
     });
-    best[..cells]
-        .iter()
+    best.into_iter()
+        .take(cells)
         .flat_map(|sides| (0..2).filter_map(move |side| Some((side, sides[side]?.1))))
-        .collect()
 }
