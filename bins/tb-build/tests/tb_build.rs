@@ -187,9 +187,14 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ),
         (
             &["query", "--table", "nowhere", "--board", "0x1"],
-            "nowhere/table.json",
+            "nowhere: no table here (no table.json)",
         ),
-        (&["info", "nowhere"], "nowhere/table.json"),
+        (&["info", "nowhere"], "nowhere: no table here"),
+        (&["verify", "nowhere"], "nowhere: no table here"),
+        (
+            &["build", "L3", "64", "-o", "l3.json/t"],
+            "l3.json/t: Not a directory",
+        ),
         (
             &["build", "L3", "64", "--prune", "NaN"],
             "is not a rate from 0 up to 1",
@@ -205,6 +210,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         // The first line says it; clap adds a pointer to --help after its own.
         let first = err.lines().next().unwrap_or_default();
         assert!(first.contains(message), "{args:?}: {err}");
+        assert!(first.matches("os error").count() <= 1, "{args:?}: {err}");
         assert!(
             first.starts_with("error: invalid value") || err.lines().count() == 1,
             "{args:?}: {err}"

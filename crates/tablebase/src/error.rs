@@ -31,8 +31,9 @@ pub enum Error {
         /// What is wrong.
         problem: String,
     },
-    /// Reading or writing a file failed.
-    #[error("{}: {source}", path.display())]
+    /// Reading or writing a file failed. The system's error is the
+    /// [`source`](std::error::Error::source), not repeated in the message.
+    #[error("{}", path.display())]
     Io {
         /// The file.
         path: PathBuf,

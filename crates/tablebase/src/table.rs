@@ -48,7 +48,16 @@ impl Table {
     /// [`Error::Io`] or [`Error::File`] for a missing, unreadable or
     /// unfinished table.
     pub fn open(dir: &Path) -> Result<Self, Error> {
-        let manifest = Manifest::read(dir)?;
+        let manifest = Manifest::read(dir).map_err(|error| match error {
+            Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                Error::File {
+                    path: dir.to_owned(),
+                    problem: "no table here (no table.json): build one with `tb-build build`"
+                        .to_owned(),
+                }
+            }
+            error => error,
+        })?;
         if !manifest.complete {
             return Err(Error::File {
                 path: dir.to_owned(),
