@@ -8,7 +8,7 @@ use board::{Board, Symmetry};
 use crate::coherence::Coherence;
 use crate::file::{GAME_2048, Weights, describe, table_bytes};
 use crate::memory::available_memory;
-use crate::table::prefetch;
+use crate::table::{Cache, prefetch};
 use crate::{Error, Pattern, Stages, Table};
 
 /// A feature: where its table starts, and how a board becomes its index.
@@ -188,7 +188,16 @@ pub struct Network {
     layouts: Vec<Layout>,
     /// The update histories of temporal coherence learning, if enabled.
     coherence: Option<Coherence>,
+    /// Where [`Network::prefetch`] brings weights.
+    prefetch_into: Cache,
 }
+
+/// Networks whose tables take more than this prefetch into the second-level
+/// cache: far larger than the last-level cache, their weights come from
+/// memory, many lines a move. Smaller ones are mostly cached already, and
+/// the first level serves their loads sooner: through the second, 8x4patt
+/// (2 MiB) trained 14% slower and 4x5patt (16 MiB) tested 8% slower.
+const PREFETCH_FAR: u64 = 64 << 20;
 
 // SAFETY: the raw pointers of the features point into the tables this
 // network owns, and are only used for atomic access, like the tables.
@@ -261,6 +270,7 @@ impl Network {
                     .all(|(p, t)| p.table_len() == t.len()),
             "one table of the right length per pattern and stage"
         );
+        let bytes: u64 = tables.iter().map(|table| 4 * table.len() as u64).sum();
         Self {
             layouts: tables
                 .chunks(patterns.len())
@@ -270,6 +280,11 @@ impl Network {
             stages,
             tables,
             coherence: None,
+            prefetch_into: if bytes > PREFETCH_FAR {
+                Cache::Second
+            } else {
+                Cache::First
+            },
         }
     }
 
@@ -386,13 +401,24 @@ impl Network {
     /// than the caches hold, so each estimate waits on memory. Prefetching
     /// the weights of all four afterstates of a move before estimating any of
     /// them lets all those loads overlap (docs/learning.md has the figures).
+    /// That is 128 lines for 4x6patt and 256 for 8x6patt, so networks of
+    /// more than 64 MiB prefetch into the second-level cache rather than the
+    /// first: 9% faster training and testing of 4x6patt, 20% of 8x6patt.
     /// Does nothing on targets without a prefetch instruction.
     #[inline]
     pub fn prefetch(&self, board: Board) {
-        self.visit(board, |entry| {
-            prefetch(entry);
-            0.0
-        });
+        // One walk per cache, so that the choice is made once a board, not
+        // once a weight.
+        let into = |cache| {
+            move |entry: &AtomicU32| {
+                prefetch(entry, cache);
+                0.0
+            }
+        };
+        match self.prefetch_into {
+            Cache::First => self.visit(board, into(Cache::First)),
+            Cache::Second => self.visit(board, into(Cache::Second)),
+        };
     }
 
     /// Adds `amount` to the weight of every feature of `board` and returns
@@ -543,6 +569,19 @@ mod tests {
         assert_eq!(count("2x4patt"), 16);
         assert_eq!(count("8x4patt"), 8);
         assert_eq!(count("2x4patt 0123!"), 17);
+    }
+
+    #[test]
+    fn only_networks_larger_than_the_caches_prefetch_into_the_second_level() {
+        let cache = |name: &str| {
+            let patterns = parse_patterns([name]).unwrap();
+            Network::allocate(patterns, Stages::single(), u64::MAX)
+                .unwrap()
+                .prefetch_into
+        };
+        assert_eq!(cache("4x6patt"), Cache::Second);
+        assert_eq!(cache("8x4patt"), Cache::First);
+        assert_eq!(cache("4x5patt"), Cache::First);
     }
 
     #[test]

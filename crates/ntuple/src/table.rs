@@ -106,7 +106,7 @@ impl Table {
     #[inline(always)]
     pub fn prefetch(&self, index: usize) {
         if let Some(entry) = self.entries().get(index) {
-            prefetch(entry);
+            prefetch(entry, Cache::First);
         }
     }
 
@@ -163,18 +163,32 @@ impl Table {
     }
 }
 
-/// Asks the CPU to fetch `entry` into the cache without waiting for it.
+/// The cache a prefetch fills.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cache {
+    /// The first level, nearest the core: for a few lines needed next.
+    First,
+    /// The second level: for many lines at once, which in the first level
+    /// would crowd its few outstanding misses and evict one another.
+    Second,
+}
+
+/// Asks the CPU to fetch `entry` into `cache` without waiting for it.
 #[inline(always)]
-pub(crate) fn prefetch(entry: &AtomicU32) {
+pub(crate) fn prefetch(entry: &AtomicU32, cache: Cache) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint that never faults, and SSE is part of
     // every x86-64 CPU.
     unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        _mm_prefetch::<_MM_HINT_T0>(entry.as_ptr().cast::<i8>());
+        use std::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
+        let address = entry.as_ptr().cast::<i8>();
+        match cache {
+            Cache::First => _mm_prefetch::<_MM_HINT_T0>(address),
+            Cache::Second => _mm_prefetch::<_MM_HINT_T1>(address),
+        }
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = entry;
+    let _ = (entry, cache);
 }
 
 impl std::fmt::Debug for Table {
