@@ -270,7 +270,7 @@ impl Network {
                     .all(|(p, t)| p.table_len() == t.len()),
             "one table of the right length per pattern and stage"
         );
-        let bytes: u64 = tables.iter().map(|table| 4 * table.len() as u64).sum();
+        let bytes = table_bytes(&patterns, 16) * stages.len() as u64;
         Self {
             layouts: tables
                 .chunks(patterns.len())
@@ -403,7 +403,7 @@ impl Network {
     /// them lets all those loads overlap (docs/learning.md has the figures).
     /// That is 128 lines for 4x6patt and 256 for 8x6patt, so networks of
     /// more than 64 MiB prefetch into the second-level cache rather than the
-    /// first: 9% faster training and testing of 4x6patt, 20% of 8x6patt.
+    /// first: training 8-9% faster for 4x6patt, 9-20% for 8x6patt.
     /// Does nothing on targets without a prefetch instruction.
     #[inline]
     pub fn prefetch(&self, board: Board) {
@@ -532,7 +532,7 @@ fn walk<'a, F: Feature + 'a>(
 /// side in the lanes of one vector register: each weight is then loaded
 /// into a general register and inserted into its lane, with spills, where
 /// alone it is one `vaddss` from memory. Fewer instructions a weight keep
-/// more loads in flight: 4-5% faster training of 4x6patt and 8x6patt
+/// more loads in flight: about 4% faster training of 4x6patt and 8x6patt
 /// (docs/learning.md).
 #[inline(always)]
 fn separate(value: f32) -> f32 {
