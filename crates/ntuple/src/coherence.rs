@@ -3,6 +3,7 @@
 //! ratio, so weights whose updates agree keep learning fast and weights
 //! whose updates cancel slow down (Jaśkowski's TC, as TDL2048+ offers it).
 
+use crate::table::Cache;
 use crate::{Error, Pattern, Table};
 
 /// The update histories of a network's weights, and the features read on
@@ -64,10 +65,11 @@ impl Coherence {
         2 * weight_bytes
     }
 
-    /// Starts loading the histories an update of `board` will touch.
-    pub(crate) fn prefetch(&self, first: usize, board: board::Board) {
+    /// Starts loading the histories an update of `board` will touch into
+    /// `cache`.
+    pub(crate) fn prefetch(&self, first: usize, board: board::Board, cache: Cache) {
         for &(number, pattern) in &self.features {
-            self.tables[first + number].prefetch(2 * pattern.index(board));
+            self.tables[first + number].prefetch_into(2 * pattern.index(board), cache);
         }
     }
 

@@ -446,11 +446,14 @@ impl Network {
 
     /// Asks the CPU to fetch what an [`Network::update`] of `board` will
     /// touch beyond its weights (which its estimate has just read): the TC
-    /// histories, if TC is on. Does nothing otherwise.
+    /// histories, if TC is on, into the same cache as
+    /// [`Network::prefetch`] (into the second level, TC training of 4x6patt
+    /// ran 1.2-1.4 times as fast as into the first). Does nothing
+    /// otherwise.
     #[inline]
     pub fn prefetch_update(&self, board: Board) {
         if let Some(coherence) = &self.coherence {
-            coherence.prefetch(self.first_table(board), board);
+            coherence.prefetch(self.first_table(board), board, self.prefetch_into);
         }
     }
 

@@ -105,8 +105,14 @@ impl Table {
     /// nothing on targets without a prefetch instruction, or out of range.
     #[inline(always)]
     pub fn prefetch(&self, index: usize) {
+        self.prefetch_into(index, Cache::First);
+    }
+
+    /// [`Table::prefetch`] into `cache`.
+    #[inline(always)]
+    pub(crate) fn prefetch_into(&self, index: usize, cache: Cache) {
         if let Some(entry) = self.entries().get(index) {
-            prefetch(entry, Cache::First);
+            prefetch(entry, cache);
         }
     }
 
