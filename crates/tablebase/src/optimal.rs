@@ -67,8 +67,9 @@ pub fn thin(
             .boards()
             .to_vec(),
     )?;
-    // The last layer unpacked, kept for the next layer's children.
-    let mut unpacked = None;
+    // The layer after the next, as this layer's children had it: the next
+    // layer's next, not read or unpacked again.
+    let mut carried = None;
     let (mut stored, mut bytes) = (0u64, 0u64);
     for index in 0..steps {
         let [this, next, after] = reached;
@@ -85,7 +86,7 @@ pub fn thin(
                 index,
                 steps,
                 memory,
-                &mut unpacked,
+                carried.take(),
             )?)
         };
         let kept_path = work.join(format!("kept-{index:04}"));
@@ -121,10 +122,7 @@ pub fn thin(
         ] {
             remove_if_present(&done)?;
         }
-        unpacked = match children {
-            Some(Children::Unpacked([_, after])) => after.map(|file| (index + 2, file)),
-            _ => None,
-        };
+        carried = children.and_then(Children::into_after);
         report(index, positions, written);
         stored += positions as u64;
         bytes += written;
@@ -142,17 +140,25 @@ enum Children {
     Unpacked([Option<RatesFile>; 2]),
 }
 
+/// One of the layers after a layer, held or unpacked as [`Children`] had
+/// it.
+enum Carried {
+    Held(Solved),
+    Unpacked(RatesFile),
+}
+
 impl Children {
     /// The children of layer `index`'s positions: the two layers after it,
     /// in memory if they fit half of `memory`, else unpacked to working
-    /// files (taking the one `unpacked` before, if it is the next layer's).
+    /// files. `carried` is the next layer as the layer before had it (its
+    /// layer after the next), used if it is in the form wanted.
     fn of(
         dir: &Path,
         work: &Path,
         index: usize,
         steps: usize,
         memory: Option<u64>,
-        unpacked: &mut Option<(usize, RatesFile)>,
+        carried: Option<Carried>,
     ) -> Result<Self, Error> {
         let open = |layer: usize| {
             (layer < steps)
@@ -170,13 +176,14 @@ impl Children {
                 file.as_ref()
                     .map_or(Ok(Solved::default()), LayerFile::read_all)
             };
-            return Ok(Self::Held([read(&files[0])?, read(&files[1])?]));
+            let next = match carried {
+                Some(Carried::Held(next)) => next,
+                _ => read(&files[0])?,
+            };
+            return Ok(Self::Held([next, read(&files[1])?]));
         }
-        let mut unpack = |side: usize| -> Result<Option<RatesFile>, Error> {
+        let unpack = |side: usize| -> Result<Option<RatesFile>, Error> {
             let layer = index + 1 + side;
-            if let Some((_, file)) = unpacked.take_if(|(held, _)| *held == layer) {
-                return Ok(Some(file));
-            }
             let Some(file) = &files[side] else {
                 return Ok(None);
             };
@@ -186,7 +193,23 @@ impl Children {
             out.finish()?;
             RatesFile::open(&path).map(Some)
         };
-        Ok(Self::Unpacked([unpack(0)?, unpack(1)?]))
+        let next = match carried {
+            Some(Carried::Unpacked(next)) => Some(next),
+            other => {
+                // A layer held in memory would only take room now.
+                drop(other);
+                unpack(0)?
+            }
+        };
+        Ok(Self::Unpacked([next, unpack(1)?]))
+    }
+
+    /// The layer after the next, for the next layer's children.
+    fn into_after(self) -> Option<Carried> {
+        match self {
+            Self::Held([_, after]) => Some(Carried::Held(after)),
+            Self::Unpacked([_, after]) => after.map(Carried::Unpacked),
+        }
     }
 
     /// The best children of `boards` of layer `index` after each spawn
