@@ -66,8 +66,8 @@ fn slide_rows_left(rows: __m256i) -> (__m256i, __m256i) {
     // SAFETY: the module is compiled only where the whole build targets
     // CPUs with AVX2.
     unsafe {
-        // Pack: for nibbles 2, 1, 0 in turn, an empty one takes the nibbles above
-        // it one step down. The nibbles above it are packed by then.
+        // Pack: for nibbles 2, 1, 0 in turn, an empty one takes the nibbles
+        // above it one step down. The nibbles above it are packed by then.
         let mut rows = rows;
         for nibble in [2, 1, 0] {
             let below = _mm256_set1_epi16(low_mask(nibble));
@@ -81,9 +81,9 @@ fn slide_rows_left(rows: __m256i) -> (__m256i, __m256i) {
             );
             rows = _mm256_blendv_epi8(rows, packed, empty);
         }
-        // Merge: from the wall outwards, a tile equal to the next one takes the
-        // next exponent (wrapping 15 + 1 to an empty cell, as the tables do),
-        // and the nibbles past the pair come one step down.
+        // Merge: from the wall outwards, a tile equal to the next one takes
+        // the next exponent (wrapping 15 + 1 to an empty cell, as the tables
+        // do), and the nibbles past the pair come one step down.
         let mut quarter_rewards = _mm256_setzero_si256();
         for nibble in [0, 1, 2] {
             let cell = _mm256_set1_epi16(0xF << (4 * nibble));
