@@ -77,8 +77,9 @@ pub struct SummaryRow {
 }
 
 /// One run found in a log: the block size its recipe line gave
-/// (`train: 10x10000`, `evaluate: 2x1000`, or TDL2048+'s `evaluate: 2 info`,
-/// meaning blocks of 1000), its blocks, and its summary if it has one.
+/// (`train: 10x10000`, `evaluate: 2x1000`, or TDL2048+'s `optimize: 10x10000`
+/// and `evaluate: 2 info`, meaning blocks of 1000), its blocks, and its
+/// summary if it has one.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LogRun {
     /// `train` or `evaluate` (or empty when the log has no recipe line).
@@ -105,6 +106,7 @@ pub fn parse_log(text: &str) -> Result<Vec<LogRun>, String> {
         let at = |problem: String| format!("line {}: {problem}", number + 1);
         if let Some((kind, recipe)) = line
             .strip_prefix("train: ")
+            .or_else(|| line.strip_prefix("optimize: "))
             .map(|r| ("train", r))
             .or_else(|| line.strip_prefix("evaluate: ").map(|r| ("evaluate", r)))
         {
@@ -205,5 +207,20 @@ mod tests {
         assert_eq!(runs[0].blocks[0].local.avg, 10);
         assert_eq!(runs[0].summary[0].count, 500);
         assert!(parse_log("001/002 10ms 5.00ops\nlocal: nonsense\n").is_err());
+    }
+
+    #[test]
+    fn reads_the_recipe_lines_of_tdl2048() {
+        let block = "001/001 10ms 5.00ops\nlocal:  avg=10 max=20 tile=16 win=0.00%\n\
+                     total:  avg=10 max=20 tile=16 win=0.00%\n\n";
+        let runs = parse_log(&format!(
+            "optimize: 1x10000\n\n{block}evaluate: 2 info\n\n{block}"
+        ))
+        .unwrap();
+        let found: Vec<_> = runs
+            .iter()
+            .map(|run| (run.kind.as_str(), run.block_size))
+            .collect();
+        assert_eq!(found, [("train", Some(10_000)), ("evaluate", Some(1000))]);
     }
 }
