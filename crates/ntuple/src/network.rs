@@ -507,8 +507,9 @@ fn unrolled<const N: usize>(features: &[PextFeature]) -> &[PextFeature; N] {
 /// board, then alternately flipped and transposed), one partial sum per
 /// image.
 ///
-/// The steps are written out rather than looped over: a loop of eight was
-/// not unrolled, so each image chose between a flip and a transpose with a
+/// The flips and transposes alternate by position, a pair per turn of a
+/// short loop that LLVM unrolls. A loop over the eight steps was not
+/// unrolled, so each image chose between a flip and a transpose with a
 /// branch and loaded the transpose's masks again; unrolled, testing runs
 /// about 4% faster.
 #[inline(always)]
