@@ -8,6 +8,13 @@
 //! in 16-bit lanes, and the lanes are turned back. TDL2048+ moves the same
 //! way. The row tables stay the reference: a test checks every row against
 //! them.
+//!
+//! The intrinsics are `unsafe` to call because they need AVX2. This module is
+//! compiled only where the whole build targets CPUs that have it
+//! (`target_feature = "avx2"`, as every x86-64 build of the workspace is), so
+//! each `unsafe` block below holds for that one reason. (`#[target_feature]`
+//! functions would need no blocks, but cannot be `#[inline(always)]`, and
+//! the kernel then stayed a call in the learning and search loops.)
 
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi16, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
@@ -30,8 +37,7 @@ const TRANSPOSED: i32 = 0b0011_0011;
 /// [`Board::afterstates`] defines them.
 #[inline(always)]
 pub(super) fn afterstates(board: Board) -> Afterstates {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
+    // SAFETY: AVX2 is there (see the module).
     unsafe {
         let raw = board.raw() as i64;
         let transposed = board.transpose().raw() as i64;
@@ -63,8 +69,7 @@ pub(super) fn afterstates(board: Board) -> Afterstates {
 /// does: returns the rows and, per 64-bit lane, the reward divided by 4.
 #[inline(always)]
 fn slide_rows_left(rows: __m256i) -> (__m256i, __m256i) {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
+    // SAFETY: AVX2 is there (see the module).
     unsafe {
         // Pack: for nibbles 2, 1, 0 in turn, an empty one takes the nibbles
         // above it one step down. The nibbles above it are packed by then.
@@ -104,7 +109,11 @@ fn slide_rows_left(rows: __m256i) -> (__m256i, __m256i) {
                 _mm256_and_si256(_mm256_srli_epi16::<4>(rows), beyond),
             );
             rows = _mm256_blendv_epi8(rows, merged, merges);
-            let exponent = shift_right_16(tile, nibble);
+            let exponent = match nibble {
+                0 => tile,
+                1 => _mm256_srli_epi16::<4>(tile),
+                _ => _mm256_srli_epi16::<8>(tile),
+            };
             quarter_rewards = _mm256_add_epi16(
                 quarter_rewards,
                 _mm256_and_si256(quarter_reward(exponent), merges),
@@ -119,27 +128,12 @@ const fn low_mask(nibble: i16) -> i16 {
     ((1u32 << (4 * nibble)) - 1) as u16 as i16
 }
 
-/// Each 16-bit lane shifted right by 4 x `nibble` bits.
-#[inline(always)]
-fn shift_right_16(lanes: __m256i, nibble: i16) -> __m256i {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
-    unsafe {
-        match nibble {
-            0 => lanes,
-            1 => _mm256_srli_epi16::<4>(lanes),
-            _ => _mm256_srli_epi16::<8>(lanes),
-        }
-    }
-}
-
 /// A quarter of the reward of merging two tiles of each 16-bit lane's
 /// exponent (1 to 15): 2^(exponent + 1) / 4, which fits 16 bits, and twice
 /// it (two merges in a row) still does. Looked up a byte at a time.
 #[inline(always)]
 fn quarter_reward(exponent: __m256i) -> __m256i {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
+    // SAFETY: AVX2 is there (see the module).
     unsafe {
         #[rustfmt::skip]
         let low = _mm256_setr_epi8(
@@ -162,8 +156,7 @@ fn quarter_reward(exponent: __m256i) -> __m256i {
 /// The sum of the four 16-bit rows of each 64-bit lane.
 #[inline(always)]
 fn sum_rows(rows: __m256i) -> __m256i {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
+    // SAFETY: AVX2 is there (see the module).
     unsafe {
         let zero = _mm256_setzero_si256();
         let low_bytes = _mm256_sad_epu8(_mm256_and_si256(rows, _mm256_set1_epi16(0xFF)), zero);
@@ -175,8 +168,7 @@ fn sum_rows(rows: __m256i) -> __m256i {
 /// Each 16-bit row with its nibbles in reverse order.
 #[inline(always)]
 fn mirror_rows(rows: __m256i) -> __m256i {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
+    // SAFETY: AVX2 is there (see the module).
     unsafe {
         let nibble_1 = _mm256_set1_epi16(0x00F0);
         _mm256_or_si256(
@@ -195,8 +187,7 @@ fn mirror_rows(rows: __m256i) -> __m256i {
 /// [`Board::transpose`] of each 64-bit lane.
 #[inline(always)]
 fn transpose(boards: __m256i) -> __m256i {
-    // SAFETY: the module is compiled only where the whole build targets
-    // CPUs with AVX2.
+    // SAFETY: AVX2 is there (see the module).
     unsafe {
         let mask = |bits: u64| _mm256_set1_epi64x(bits as i64);
         let boards = _mm256_or_si256(
