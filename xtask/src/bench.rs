@@ -31,6 +31,11 @@ pub struct Options {
     /// measured interleaved with this build's, ratios printed
     #[arg(long, value_name = "DIR")]
     pub vs: Option<PathBuf>,
+    /// TDL2048+'s program (its `2048`), run with the same training and
+    /// testing recipe right after each of this build's runs; its figures
+    /// fill the second column
+    #[arg(long, value_name = "FILE", conflicts_with = "vs")]
+    pub tdl2048: Option<PathBuf>,
 }
 
 /// One figure, measured over the rounds, for this build and maybe another.
@@ -38,7 +43,8 @@ pub struct Options {
 struct Row {
     name: String,
     unit: &'static str,
-    /// Per build (this one, then `--vs`): the values and peak memories.
+    /// Per program (this build's, then `--vs`'s or `--tdl2048`'s): the
+    /// values and peak memories.
     values: [Vec<f64>; 2],
     peaks: [Vec<u64>; 2],
 }
@@ -65,7 +71,7 @@ pub fn bench(options: &Options) -> Result<(), String> {
     let result = measure(options, &builds, &scratch);
     let _ = std::fs::remove_dir_all(&scratch);
     let rows = result?;
-    print_table(options, &rows);
+    print!("{}", table(options, &rows));
     if let Some(path) = &options.json {
         // Written beside, then renamed: an interrupted write never leaves a
         // truncated file under the name.
@@ -103,29 +109,45 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
             for network in &options.networks {
                 for &threads in &threads {
                     eprintln!("round {round}/{runs}, {label}: {network} on {threads} thread(s)");
+                    // TDL2048+'s options; train also takes them.
+                    let recipe = ["-n", network, "-t", &plan, "-e", &plan, "-s", "1", "-p"]
+                        .into_iter()
+                        .map(String::from)
+                        .chain([threads.to_string()]);
                     let ran = run_program(
-                        folder,
-                        "train",
+                        &folder.join("train"),
                         scratch,
-                        &["-n", network, "-t", &plan, "-e", &plan, "-s", "1", "-p"]
-                            .into_iter()
-                            .map(String::from)
-                            .chain([threads.to_string()])
+                        &recipe
+                            .clone()
                             .chain(["--restart", "-o", &format!("{network}.nw")].map(String::from))
                             .collect::<Vec<_>>(),
                     )?;
-                    let speeds = block_speeds(&ran.stdout);
-                    let [trained, tested] = speeds[..] else {
-                        return Err(format!("train printed {} block lines, not 2", speeds.len()));
-                    };
-                    for (what, value) in [("training", trained), ("1-ply testing", tested)] {
-                        let index = row(
-                            &mut rows,
-                            format!("{network} {what}, {threads} thread(s)"),
-                            "M moves/s",
+                    let mut outputs = vec![(build, "train", ran)];
+                    // Only with this build: `--tdl2048` and `--vs` exclude each other.
+                    if let Some(tdl2048) = &options.tdl2048 {
+                        eprintln!(
+                            "round {round}/{runs}, TDL2048+: {network} on {threads} thread(s)"
                         );
-                        rows[index].values[build].push(value / 1e6);
-                        rows[index].peaks[build].push(ran.peak);
+                        let ran = run_program(tdl2048, scratch, &recipe.collect::<Vec<_>>())?;
+                        outputs.push((1, "TDL2048+", ran));
+                    }
+                    for (column, program, ran) in outputs {
+                        let speeds = block_speeds(&ran.stdout);
+                        let [trained, tested] = speeds[..] else {
+                            return Err(format!(
+                                "{program} printed {} block lines, not 2",
+                                speeds.len()
+                            ));
+                        };
+                        for (what, value) in [("training", trained), ("1-ply testing", tested)] {
+                            let index = row(
+                                &mut rows,
+                                format!("{network} {what}, {threads} thread(s)"),
+                                "M moves/s",
+                            );
+                            rows[index].values[column].push(value / 1e6);
+                            rows[index].peaks[column].push(ran.peak);
+                        }
                     }
                 }
             }
@@ -135,8 +157,7 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                     eprintln!("round {round}/{runs}, {label}: expectimax {depth}");
                     let games = format!("1x{games}");
                     let ran = run_program(
-                        folder,
-                        "eval",
+                        &folder.join("eval"),
                         scratch,
                         &["-i", &weights, "-d", depth, "-e", &games, "-s", "1"].map(String::from),
                     )?;
@@ -161,8 +182,7 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                 let table = scratch.join("table");
                 let _ = std::fs::remove_dir_all(&table);
                 let ran = run_program(
-                    folder,
-                    "tb-build",
+                    &folder.join("tb-build"),
                     scratch,
                     &[
                         "build",
@@ -185,8 +205,7 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
             if has("fib2584") {
                 eprintln!("round {round}/{runs}, {label}: 2584 8x4patt");
                 let ran = run_program(
-                    folder,
-                    "fib2584",
+                    &folder.join("fib2584"),
                     scratch,
                     &[
                         "-n", "8x4patt", "-t", &plan, "-e", &plan, "-s", "1", "-o", "fib.nw",
@@ -226,16 +245,10 @@ fn row(rows: &mut Vec<Row>, name: String, unit: &'static str) -> usize {
     rows.len() - 1
 }
 
-/// Runs `folder/program args` in `scratch`, and the peak resident size the
-/// kernel recorded for it.
-fn run_program(
-    folder: &Path,
-    program: &str,
-    scratch: &Path,
-    args: &[String],
-) -> Result<Ran, String> {
-    let binary = folder.join(program);
-    let mut child = Command::new(&binary)
+/// Runs `binary args` in `scratch`, and the peak resident size the kernel
+/// recorded for it.
+fn run_program(binary: &Path, scratch: &Path, args: &[String]) -> Result<Ran, String> {
+    let mut child = Command::new(binary)
         .args(args)
         .current_dir(scratch)
         .stdout(Stdio::piped())
@@ -259,7 +272,8 @@ fn run_program(
     let (success, peak) = wait_with_peak(child)?;
     if !success {
         return Err(format!(
-            "{program} {} failed: {}",
+            "{} {} failed: {}",
+            binary.display(),
             args.join(" "),
             stderr.trim()
         ));
@@ -384,47 +398,52 @@ fn peak_mib(peaks: &[u64]) -> String {
         .map_or_else(|| "-".to_owned(), |&peak| format!("{}", peak >> 20))
 }
 
-fn print_table(options: &Options, rows: &[Row]) {
-    let vs = options.vs.is_some();
-    if vs {
-        println!(
-            "| measurement | unit | this build | peak MiB | --vs build | peak MiB | vs / this |"
-        );
-        println!("|---|---|---|---|---|---|---|");
-    } else {
-        println!("| measurement | unit | median (min-max) | peak MiB |");
-        println!("|---|---|---|---|");
-    }
+/// The table of `rows`, in Markdown, with a line saying how it was measured.
+fn table(options: &Options, rows: &[Row]) -> String {
+    // The second column's heading, and what the rounds interleaved.
+    let other = match (&options.tdl2048, &options.vs) {
+        (Some(_), _) => Some(("TDL2048+", "this build and TDL2048+")),
+        (None, Some(_)) => Some(("--vs build", "the two builds")),
+        (None, None) => None,
+    };
+    let mut lines = match other {
+        Some((other, _)) => vec![
+            format!(
+                "| measurement | unit | this build | peak MiB | {other} | peak MiB | {other} / this |"
+            ),
+            "|---|---|---|---|---|---|---|".to_owned(),
+        ],
+        None => vec![
+            "| measurement | unit | median (min-max) | peak MiB |".to_owned(),
+            "|---|---|---|---|".to_owned(),
+        ],
+    };
     for row in rows {
         let this = summarise(&row.values[0]);
-        if vs {
+        let peak = peak_mib(&row.peaks[0]);
+        lines.push(if other.is_some() {
             let ratio = if row.values[1].is_empty() {
                 "-".to_owned()
             } else {
                 format!("{:.3}", median(&row.values[1]) / median(&row.values[0]))
             };
-            println!(
-                "| {} | {} | {this} | {} | {} | {} | {ratio} |",
+            format!(
+                "| {} | {} | {this} | {peak} | {} | {} | {ratio} |",
                 row.name,
                 row.unit,
-                peak_mib(&row.peaks[0]),
                 summarise(&row.values[1]),
                 peak_mib(&row.peaks[1]),
-            );
+            )
         } else {
-            println!(
-                "| {} | {} | {this} | {} |",
-                row.name,
-                row.unit,
-                peak_mib(&row.peaks[0])
-            );
-        }
+            format!("| {} | {} | {this} | {peak} |", row.name, row.unit)
+        });
     }
     let rounds = rows.first().map_or(0, |row| row.values[0].len());
-    println!(
-        "\n{rounds} round(s), {} interleaved; medians (min-max); peak resident memory from the kernel.",
-        if vs { "the two builds" } else { "measurements" }
-    );
+    lines.push(format!(
+        "\n{rounds} round(s), {} interleaved; medians (min-max); peak resident memory from the kernel.\n",
+        other.map_or("measurements", |(_, both)| both)
+    ));
+    lines.join("\n")
 }
 
 /// The rows as JSON, for comparisons over time.
@@ -454,6 +473,43 @@ fn median_or_null(values: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_second_column_names_the_program_compared() {
+        let options = |vs: Option<&str>, tdl2048: Option<&str>| Options {
+            networks: Vec::new(),
+            episodes: 1,
+            runs: 1,
+            quick: false,
+            json: None,
+            vs: vs.map(PathBuf::from),
+            tdl2048: tdl2048.map(PathBuf::from),
+        };
+        let rows = [Row {
+            name: "4x6patt training, 1 thread(s)".to_owned(),
+            unit: "M moves/s",
+            values: [vec![2.0], vec![1.5]],
+            peaks: [vec![1 << 20], vec![2 << 20]],
+        }];
+        let tdl = table(&options(None, Some("2048")), &rows);
+        assert!(
+            tdl.contains("| TDL2048+ | peak MiB | TDL2048+ / this |"),
+            "{tdl}"
+        );
+        assert!(tdl.contains("| 2.000 (2.000-2.000) | 1 | 1.500 (1.500-1.500) | 2 | 0.750 |"));
+        assert!(tdl.contains("this build and TDL2048+ interleaved"));
+        let vs = table(&options(Some("target/pgo/bin"), None), &rows);
+        assert!(
+            vs.contains("| --vs build | peak MiB | --vs build / this |"),
+            "{vs}"
+        );
+        let alone = table(&options(None, None), &rows);
+        assert!(
+            alone.contains(
+                "| 4x6patt training, 1 thread(s) | M moves/s | 2.000 (2.000-2.000) | 1 |\n"
+            )
+        );
+    }
 
     #[test]
     fn figures_are_read_from_each_program() {
