@@ -140,13 +140,14 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                             ));
                         };
                         for (what, value) in [("training", trained), ("1-ply testing", tested)] {
-                            let index = row(
+                            record(
                                 &mut rows,
                                 format!("{network} {what}, {threads} thread(s)"),
                                 "M moves/s",
+                                column,
+                                value / 1e6,
+                                ran.peak,
                             );
-                            rows[index].values[column].push(value / 1e6);
-                            rows[index].peaks[column].push(ran.peak);
                         }
                     }
                 }
@@ -163,13 +164,14 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                     )?;
                     let millis = search_millis(&ran.stdout)
                         .ok_or("eval printed no search line (ms/move)")?;
-                    let index = row(
+                    record(
                         &mut rows,
                         format!("{network} expectimax {depth}, 1 thread"),
                         "ms/move",
+                        build,
+                        millis,
+                        ran.peak,
                     );
-                    rows[index].values[build].push(millis);
-                    rows[index].peaks[build].push(ran.peak);
                 }
             }
             if has("tb-build") {
@@ -194,13 +196,14 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                     .map(String::from),
                 )?;
                 let rate = table_rate(&ran.stdout).ok_or("tb-build printed no summary")?;
-                let index = row(
+                record(
                     &mut rows,
                     format!("tablebase {formation}-{target} build, {all} thread(s)"),
                     "M positions/s",
+                    build,
+                    rate / 1e6,
+                    ran.peak,
                 );
-                rows[index].values[build].push(rate / 1e6);
-                rows[index].peaks[build].push(ran.peak);
             }
             if has("fib2584") {
                 eprintln!("round {round}/{runs}, {label}: 2584 8x4patt");
@@ -217,13 +220,14 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                     return Err("fib2584 printed no course blocks".to_owned());
                 };
                 for (what, value) in [("training", trained), ("1-ply testing", tested)] {
-                    let index = row(
+                    record(
                         &mut rows,
                         format!("2584 8x4patt {what}, 1 thread"),
                         "M actions/s",
+                        build,
+                        value / 1e6,
+                        ran.peak,
                     );
-                    rows[index].values[build].push(value / 1e6);
-                    rows[index].peaks[build].push(ran.peak);
                 }
             }
         }
@@ -231,18 +235,30 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
     Ok(rows)
 }
 
-/// The index of the row named `name`, added if new.
-fn row(rows: &mut Vec<Row>, name: String, unit: &'static str) -> usize {
-    if let Some(index) = rows.iter().position(|row| row.name == name) {
-        return index;
-    }
-    rows.push(Row {
-        name,
-        unit,
-        values: Default::default(),
-        peaks: Default::default(),
-    });
-    rows.len() - 1
+/// Adds a value and a peak to `column` of the row named `name`, a new row
+/// if there is none yet.
+fn record(
+    rows: &mut Vec<Row>,
+    name: String,
+    unit: &'static str,
+    column: usize,
+    value: f64,
+    peak: u64,
+) {
+    let index = match rows.iter().position(|row| row.name == name) {
+        Some(index) => index,
+        None => {
+            rows.push(Row {
+                name,
+                unit,
+                values: Default::default(),
+                peaks: Default::default(),
+            });
+            rows.len() - 1
+        }
+    };
+    rows[index].values[column].push(value);
+    rows[index].peaks[column].push(peak);
 }
 
 /// Runs `binary args` in `scratch`, and the peak resident size the kernel
