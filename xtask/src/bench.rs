@@ -57,6 +57,13 @@ struct Ran {
 }
 
 pub fn bench(options: &Options) -> Result<(), String> {
+    // Said now rather than after this build's first run.
+    if let Some(tdl2048) = options.tdl2048.as_ref().filter(|path| !path.is_file()) {
+        return Err(format!(
+            "{}: no such program (--tdl2048)",
+            tdl2048.display()
+        ));
+    }
     let mut build = vec!["build", "--release"];
     for program in ["train", "eval", "tb-build", "fib2584-cli"] {
         build.extend(["-p", program]);
