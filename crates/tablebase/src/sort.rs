@@ -10,10 +10,11 @@
 //! ranges as there are parts, and each range is merged on a thread of its
 //! own.
 //!
-//! A part is sorted by `sort_dedup`, a radix sort: the boards of a layer
-//! differ in few of their bits (L3's in 40), so a least-significant-digit
-//! radix sort of just those bits takes four passes, and sorts the children
-//! of L3-128's largest layers in half the time of `sort_unstable`.
+//! A part is sorted by `sort_dedup`, a radix sort where it pays: the boards
+//! of a layer differ in few of their bits (the children of L3-256's largest
+//! layers in 30), so a least-significant-digit radix sort of just those
+//! bits takes three passes, and sorts them in half the time of
+//! `sort_unstable`.
 
 use board::bits::{pdep, pext};
 use rayon::prelude::*;
@@ -88,30 +89,50 @@ pub fn sort_unique(mut boards: Vec<u64>) -> Vec<u64> {
 /// radix sort's passes over its counters.
 const RADIX_MIN: usize = 1 << 12;
 
-/// The widest digit of the radix sort: a pass's 2^11 counters stay in the
-/// first-level cache.
-const DIGIT_BITS: u32 = 11;
+/// The widest digit of the radix sort. A pass writes to as many places at
+/// once as a digit has values: with 11-bit digits, random boards of 44 bits
+/// (four passes) sorted slower than with the standard library's sort (16.3
+/// against 14.9 ns a board at 1.5 million boards), with 10-bit ones 40 bits
+/// sorted faster (below).
+const DIGIT_BITS: u32 = 10;
+
+/// The most boards the radix sort takes in `passes` passes: past them its
+/// scattered writes outgrow the last-level cache and the standard
+/// library's sort is faster. Random boards, ns a board, the radix sort
+/// against `sort_unstable` (one thread, the fastest of 3 runs): 40 bits (4
+/// passes) 9.2 against 14.4 at 1 million boards, 12.5 against 15.6 at 4
+/// million, 16.7 against 16.0 at 6 million; 48 bits (5 passes) 11.3
+/// against 14.5 at 1 million, even from 2 million; free8's children (64
+/// bits) 22 against 18.
+fn radix_limit(passes: usize) -> usize {
+    match passes {
+        0..=4 => 1 << 22,
+        5 => 1 << 20,
+        _ => 0,
+    }
+}
 
 /// Sorts `boards` and gathers one of each at the front; returns how many
 /// that is. A least-significant-digit radix sort of the bits that vary
 /// among them, gathered with `pext` (which keeps the order of boards that
 /// agree on the other bits), in as few passes of equal digits as
-/// [`DIGIT_BITS`] allows; the standard library's sort for few boards.
-/// Needs a second buffer as long as `boards`.
+/// [`DIGIT_BITS`] allows; the standard library's sort where that would be
+/// slower ([`RADIX_MIN`], [`radix_limit`]). Needs a second buffer as long
+/// as `boards`.
 fn sort_dedup(boards: &mut [u64]) -> usize {
-    if boards.len() < RADIX_MIN {
-        boards.sort_unstable();
-        return dedup(boards);
-    }
     let (any, all) = boards.iter().fold((0, u64::MAX), |(any, all), &board| {
         (any | board, all & board)
     });
     let varying = any ^ all;
     let bits = varying.count_ones();
+    let passes = bits.div_ceil(DIGIT_BITS) as usize;
+    if boards.len() < RADIX_MIN || boards.len() > radix_limit(passes) {
+        boards.sort_unstable();
+        return dedup(boards);
+    }
     if bits == 0 {
         return 1;
     }
-    let passes = bits.div_ceil(DIGIT_BITS) as usize;
     let digit = bits.div_ceil(passes as u32);
     let radix = 1 << digit;
     let of = |key: u64, pass: usize| (key >> (pass as u32 * digit)) as usize & (radix - 1);
@@ -260,10 +281,11 @@ mod tests {
             state ^= state << 17;
             state
         };
-        // Boards varying in `width` scattered bits (one to six passes, odd
-        // and even counts, digits of 1 to 11 bits), fixed ones elsewhere,
-        // on both sides of the length where the radix sort takes over.
-        for width in [1, 5, 11, 12, 22, 23, 30, 33, 40, 56, 64] {
+        // Boards varying in `width` scattered bits (one to five passes, odd
+        // and even counts, digits of 1 to 10 bits, and past five passes the
+        // standard sort), fixed ones elsewhere, on both sides of the length
+        // where the radix sort takes over.
+        for width in [1, 5, 10, 11, 22, 23, 30, 33, 40, 45, 56, 64] {
             let mut varying = 0u64;
             while varying.count_ones() < width {
                 varying |= 1 << (next() % 64);
