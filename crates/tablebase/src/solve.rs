@@ -181,9 +181,6 @@ pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
         .collect()
 }
 
-/// Parents per parallel work item.
-const CHUNK: usize = 1 << 13;
-
 /// The rates of layer `index` (before the horizon) from the two solved
 /// layers after it.
 ///
@@ -192,9 +189,10 @@ const CHUNK: usize = 1 << 13;
 /// spends most of the time waiting. Instead, parents list their children
 /// first, a batch at a time; the children are grouped by region of the
 /// child layer (a counting sort) and looked up region by region, within
-/// the caches. Each thread keeps [`scratch_bytes`] for it. Child layers
-/// that fit the caches are looked up as the parents come, which saves the
-/// listing.
+/// the caches. The larger the batch, the more lookups share a region while
+/// it is cached, so batches grow with the child layers, up to 2^21
+/// children; each thread keeps [`scratch_bytes`] for them. Child layers that fit the
+/// caches are looked up as the parents come, which saves the listing.
 pub fn layer(
     spec: &Spec,
     mover: &Mover,
@@ -210,10 +208,16 @@ pub fn layer(
             .map(|&board| rate(spec, mover, board, index, next, after))
             .collect();
     }
+    // A work item fills about one batch, yet each thread gets several, of
+    // enough parents to amortise the scheduling.
+    let threads = rayon::current_num_threads();
+    let item = (batch([next, after]) / PARENTS_PER_BATCH)
+        .min(boards.len().div_ceil(4 * threads))
+        .max(1 << 12);
     let mut rates = vec![0.0; boards.len()];
     rates
-        .par_chunks_mut(CHUNK)
-        .zip(boards.par_chunks(CHUNK))
+        .par_chunks_mut(item)
+        .zip(boards.par_chunks(item))
         .for_each(|(rates, chunk)| {
             SWEEP.with_borrow_mut(|sweep| {
                 sweep.solve(spec, mover, index, chunk, [next, after], rates);
@@ -222,8 +226,31 @@ pub fn layer(
     rates
 }
 
-/// The children a batch lists for each spawn, at most, and its cell slots.
-const BATCH: usize = 1 << 17;
+/// The fewest and the most children a batch lists for each spawn (and its
+/// most cell slots).
+const BATCHES: std::ops::RangeInclusive<usize> = 1 << 17..=1 << 21;
+
+/// Parents whose children about fill a batch: a parent has up to 64
+/// children for each spawn, but 2.8 on average in L3 and free8.
+const PARENTS_PER_BATCH: usize = 4;
+
+/// The children a batch lists for each spawn when looking up in `layers`:
+/// a quarter of the larger, within [`BATCHES`].
+///
+/// Work items of 8,192 parents used to list about 25,000 children a batch:
+/// free8-32's largest layers (7 million positions) then solved in 560-640
+/// ns a position, against 310-390 with batches of 2^21 (one thread); whole
+/// builds, docs/tablebase.md.
+fn batch(layers: [&Solved; 2]) -> usize {
+    children_per_batch(layers[0].len().max(layers[1].len()))
+}
+
+/// [`batch`] for a larger child layer of `largest` positions.
+fn children_per_batch(largest: usize) -> usize {
+    (largest / 4)
+        .next_power_of_two()
+        .clamp(*BATCHES.start(), *BATCHES.end())
+}
 
 /// Positions of a child layer looked up together: 32 KiB of boards.
 const REGION: usize = 1 << 12;
@@ -235,18 +262,17 @@ const REGION: usize = 1 << 12;
 /// free8-16 1.45 times faster; and below this no scratch is needed.
 const CACHED: usize = 1 << 20;
 
-/// The memory a thread keeps for solving in batches: a batch's children
-/// for both spawns, their grouped copy and regions, the cells' best rates,
-/// the parents' first slots and the regions' counts of a layer of up to
-/// 2^30 positions.
-const SCRATCH_BYTES: u64 =
-    (BATCH * (2 * 16 + 16 + 4 + 2 * 8) + CHUNK * 4) as u64 + ((1 << 30) / REGION * 4) as u64;
-
 /// The memory each thread keeps for solving once it has solved layers
-/// from child layers of up to `largest` positions: none while they fit the
-/// caches, else the batches' scratch (about 10 MiB), until the thread ends.
+/// from child layers of up to `largest` positions, until the thread ends:
+/// none while they fit the caches, else a batch's children for both spawns,
+/// their grouped copy and regions, the cells' best rates, the parents'
+/// first slots (at most a batch's) and the regions' counts: 9 to 145 MiB.
 pub fn scratch_bytes(largest: usize) -> u64 {
-    if largest > CACHED { SCRATCH_BYTES } else { 0 }
+    if largest <= CACHED {
+        return 0;
+    }
+    let per_child = 2 * size_of::<Wanted>() + size_of::<Wanted>() + 4 + 2 * 8 + 4;
+    (children_per_batch(largest) * per_child + (largest / REGION + 2) * 4) as u64
 }
 
 thread_local! {
@@ -299,9 +325,10 @@ impl Sweep {
         layers: [&Solved; 2],
         out: &mut [f64],
     ) {
+        let batch = batch(layers);
         let mut start = 0;
         while start < parents.len() {
-            let end = self.list(spec, mover, index, &parents[start..]) + start;
+            let end = self.list(spec, mover, index, &parents[start..], batch) + start;
             for (side, layer) in layers.into_iter().enumerate() {
                 self.look_up(side, layer);
             }
@@ -320,18 +347,26 @@ impl Sweep {
     }
 
     /// Lists the children of the first parents of `parents` that fit a
-    /// batch, and returns how many parents that is.
-    fn list(&mut self, spec: &Spec, mover: &Mover, index: usize, parents: &[u64]) -> usize {
+    /// batch of `batch` children for each spawn, and returns how many
+    /// parents that is.
+    fn list(
+        &mut self,
+        spec: &Spec,
+        mover: &Mover,
+        index: usize,
+        parents: &[u64],
+        batch: usize,
+    ) -> usize {
         self.firsts.clear();
         for wanted in &mut self.wanted {
             wanted.clear();
-            wanted.reserve_exact(BATCH);
+            wanted.reserve_exact(batch);
         }
         let mut slots = 0u32;
         let mut listed = 0;
         for &board in parents {
-            let full = |wanted: &Vec<Wanted>| wanted.len() + MOST > BATCH;
-            if slots as usize + 16 > BATCH || self.wanted.iter().any(full) {
+            let full = |wanted: &Vec<Wanted>| wanted.len() + MOST > batch;
+            if slots as usize + 16 > batch || self.wanted.iter().any(full) {
                 break;
             }
             self.firsts.push(slots);
@@ -352,7 +387,7 @@ impl Sweep {
         self.firsts.push(slots);
         for best in &mut self.best {
             best.clear();
-            best.reserve_exact(BATCH);
+            best.reserve_exact(batch);
             best.resize(slots as usize, 0.0);
         }
         listed
@@ -367,7 +402,7 @@ impl Sweep {
         self.counts.clear();
         self.counts.resize(regions + 1, 0);
         self.regions.clear();
-        self.regions.reserve_exact(BATCH);
+        self.regions.reserve_exact(wanted.len());
         for entry in wanted.iter_mut() {
             let bucket = layer.index.bucket(entry.child);
             entry.bucket = bucket as u32;
@@ -379,7 +414,7 @@ impl Sweep {
             self.counts[region] += self.counts[region - 1];
         }
         self.grouped.clear();
-        self.grouped.reserve_exact(BATCH);
+        self.grouped.reserve_exact(wanted.len());
         self.grouped.resize(wanted.len(), Wanted::default());
         for (&entry, &region) in wanted.iter().zip(&self.regions) {
             let at = &mut self.counts[region as usize];
@@ -464,7 +499,9 @@ mod tests {
                 listed += usize::from(side == 0)
             });
         }
-        assert!(listed > 3 * BATCH);
+        let batch = batch([&layers[0], &layers[1]]);
+        assert_eq!(batch, *BATCHES.start());
+        assert!(listed > 3 * batch);
         let mut whole = vec![0.0; parents.len()];
         let layers = [&layers[0], &layers[1]];
         Sweep::default().solve(&spec, &mover, index, &parents, layers, &mut whole);
