@@ -191,8 +191,9 @@ pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
 /// child layer (a counting sort) and looked up region by region, within
 /// the caches. The larger the batch, the more lookups share a region while
 /// it is cached, so batches grow with the child layers, up to 2^21
-/// children; each thread keeps [`scratch_bytes`] for them. Child layers that fit the
-/// caches are looked up as the parents come, which saves the listing.
+/// children; each thread keeps [`scratch_bytes`] for them. Child layers
+/// that fit the caches are looked up as the parents come, which saves the
+/// listing.
 pub fn layer(
     spec: &Spec,
     mover: &Mover,
