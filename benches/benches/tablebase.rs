@@ -42,7 +42,16 @@ fn kernels(c: &mut Criterion) {
     });
     let (next, after) = (&layers[index + 1], &layers[index + 2]);
     group.bench_function("solve layer", |b| {
-        b.iter(|| solve::layer(&spec, &mover, index, black_box(&boards), next, after))
+        b.iter(|| {
+            solve::layer(
+                &spec,
+                &mover,
+                index,
+                black_box(&boards),
+                [next, after],
+                solve::BATCH_MOST,
+            )
+        })
     });
     group.throughput(Throughput::Elements(next.len() as u64));
     group.bench_function("lookups", |b| {
@@ -72,7 +81,16 @@ fn batched_solve(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(boards.len() as u64));
     group.bench_function("solve free8 layer in batches", |b| {
-        b.iter(|| solve::layer(&spec, &mover, index, black_box(boards), next, after))
+        b.iter(|| {
+            solve::layer(
+                &spec,
+                &mover,
+                index,
+                black_box(boards),
+                [next, after],
+                solve::BATCH_MOST,
+            )
+        })
     });
     group.finish();
 }

@@ -373,7 +373,12 @@ pub fn build(
         };
         largest = largest.max(len);
     }
-    let scratch = rayon::current_num_threads() as u64 * solve::scratch_bytes(largest);
+    // The batches' scratch takes at most a quarter of the budget.
+    let threads = rayon::current_num_threads() as u64;
+    let batch_most = budget.map_or(solve::BATCH_MOST, |bytes| {
+        solve::batch_within(bytes / 4 / threads)
+    });
+    let scratch = threads * solve::scratch_bytes(largest, batch_most);
     let budget = budget.map(|bytes| bytes.saturating_sub(scratch));
     // Layers index + 1 and index + 2, when in memory.
     let mut held: [Option<Solved>; 2] = [None, None];
@@ -393,6 +398,7 @@ pub fn build(
             spec,
             mover: &mover,
             index,
+            batch_most,
             options,
             dir,
             work: &work,
@@ -502,6 +508,8 @@ struct Solving<'a> {
     spec: &'a Spec,
     mover: &'a Mover,
     index: usize,
+    /// The most children a batch of the solve lists for each spawn.
+    batch_most: usize,
     options: Options,
     dir: &'a Path,
     work: &'a Path,
@@ -512,12 +520,16 @@ impl Solving<'_> {
     /// reads as 0), given the two layers after.
     fn solve(&self, boards: &[u64], next: &Solved, after: &Solved) -> Solved {
         let Self {
-            spec, mover, index, ..
+            spec,
+            mover,
+            index,
+            batch_most,
+            ..
         } = *self;
         let rates = if spec.is_horizon(index) {
             solve::horizon(spec, boards)
         } else {
-            solve::layer(spec, mover, index, boards, next, after)
+            solve::layer(spec, mover, index, boards, [next, after], batch_most)
         };
         // Exact lengths: a solved layer may be held for the next two.
         let kept = rates.iter().filter(|&&rate| rate > 0.0).count();

@@ -36,8 +36,8 @@ pub fn build(spec: &Spec) -> Vec<Solved> {
                 &mover,
                 index,
                 &layer,
-                &solved[index + 1],
-                &solved[index + 2],
+                [&solved[index + 1], &solved[index + 2]],
+                solve::BATCH_MOST,
             )
         };
         solved[index] = Solved::new(layer, rates);

@@ -191,16 +191,16 @@ pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
 /// child layer (a counting sort) and looked up region by region, within
 /// the caches. The larger the batch, the more lookups share a region while
 /// it is cached, so batches grow with the child layers, up to 2^21
-/// children; each thread keeps [`scratch_bytes`] for them. Child layers
-/// that fit the caches are looked up as the parents come, which saves the
-/// listing.
+/// children, or `most` (see [`batch_within`]); each thread keeps
+/// [`scratch_bytes`] for them. Child layers that fit the caches are looked
+/// up as the parents come, which saves the listing.
 pub fn layer(
     spec: &Spec,
     mover: &Mover,
     index: usize,
     boards: &[u64],
-    next: &Solved,
-    after: &Solved,
+    [next, after]: [&Solved; 2],
+    most: usize,
 ) -> Vec<f64> {
     if next.len().max(after.len()) <= CACHED {
         return boards
@@ -212,7 +212,7 @@ pub fn layer(
     // A work item fills about one batch, yet each thread gets several, of
     // enough parents to amortise the scheduling.
     let threads = rayon::current_num_threads();
-    let item = (batch([next, after]) / PARENTS_PER_BATCH)
+    let item = (batch([next, after], most) / PARENTS_PER_BATCH)
         .min(boards.len().div_ceil(4 * threads))
         .max(1 << 12);
     let mut rates = vec![0.0; boards.len()];
@@ -221,7 +221,7 @@ pub fn layer(
         .zip(boards.par_chunks(item))
         .for_each(|(rates, chunk)| {
             SWEEP.with_borrow_mut(|sweep| {
-                sweep.solve(spec, mover, index, chunk, [next, after], rates);
+                sweep.solve(spec, mover, index, chunk, [next, after], most, rates);
             });
         });
     rates
@@ -231,26 +231,42 @@ pub fn layer(
 /// most cell slots).
 const BATCHES: std::ops::RangeInclusive<usize> = 1 << 17..=1 << 21;
 
+/// The most children a batch lists for each spawn: for [`layer`] where
+/// memory is not short.
+pub const BATCH_MOST: usize = *BATCHES.end();
+
+/// The most children a batch may list for each spawn so that a thread's
+/// scratch takes at most `bytes` (but at least the smallest batch's).
+pub fn batch_within(bytes: u64) -> usize {
+    let children = usize::try_from(bytes / SCRATCH_PER_CHILD as u64).unwrap_or(usize::MAX);
+    (1usize << children.max(1).ilog2()).clamp(*BATCHES.start(), *BATCHES.end())
+}
+
+/// Scratch bytes for each child of a batch: its entries for both spawns,
+/// their grouped copy and regions, the cells' best rates and the parents'
+/// first slots (at most a batch's).
+const SCRATCH_PER_CHILD: usize = 2 * size_of::<Wanted>() + size_of::<Wanted>() + 4 + 2 * 8 + 4;
+
 /// Parents whose children about fill a batch: a parent has up to 64
 /// children for each spawn, but 2.8 on average in L3 and free8.
 const PARENTS_PER_BATCH: usize = 4;
 
 /// The children a batch lists for each spawn when looking up in `layers`:
-/// a quarter of the larger, within [`BATCHES`].
+/// a quarter of the larger, within [`BATCHES`] and at most `most`.
 ///
 /// Work items of 8,192 parents used to list about 25,000 children a batch:
 /// free8-32's largest layers (7 million positions) then solved in 560-640
 /// ns a position, against 310-390 with batches of 2^21 (one thread); whole
 /// builds, docs/tablebase.md.
-fn batch(layers: [&Solved; 2]) -> usize {
-    children_per_batch(layers[0].len().max(layers[1].len()))
+fn batch(layers: [&Solved; 2], most: usize) -> usize {
+    children_per_batch(layers[0].len().max(layers[1].len()), most)
 }
 
 /// [`batch`] for a larger child layer of `largest` positions.
-fn children_per_batch(largest: usize) -> usize {
+fn children_per_batch(largest: usize, most: usize) -> usize {
     (largest / 4)
         .next_power_of_two()
-        .clamp(*BATCHES.start(), *BATCHES.end())
+        .clamp(*BATCHES.start(), most.max(*BATCHES.start()))
 }
 
 /// Positions of a child layer looked up together: 32 KiB of boards.
@@ -264,16 +280,14 @@ const REGION: usize = 1 << 12;
 const CACHED: usize = 1 << 20;
 
 /// The memory each thread keeps for solving once it has solved layers
-/// from child layers of up to `largest` positions, until the thread ends:
-/// none while they fit the caches, else a batch's children for both spawns,
-/// their grouped copy and regions, the cells' best rates, the parents'
-/// first slots (at most a batch's) and the regions' counts: 9 to 145 MiB.
-pub fn scratch_bytes(largest: usize) -> u64 {
+/// from child layers of up to `largest` positions in batches of at most
+/// `most` children a spawn, until the thread ends: none while they fit the
+/// caches, else a batch's scratch and the regions' counts: 9 to 145 MiB.
+pub fn scratch_bytes(largest: usize, most: usize) -> u64 {
     if largest <= CACHED {
         return 0;
     }
-    let per_child = 2 * size_of::<Wanted>() + size_of::<Wanted>() + 4 + 2 * 8 + 4;
-    (children_per_batch(largest) * per_child + (largest / REGION + 2) * 4) as u64
+    (children_per_batch(largest, most) * SCRATCH_PER_CHILD + (largest / REGION + 2) * 4) as u64
 }
 
 thread_local! {
@@ -316,7 +330,8 @@ struct Sweep {
 
 impl Sweep {
     /// The rates of `parents` (of layer `index`) into `out`, a batch of
-    /// them at a time.
+    /// them at a time (of at most `most` children a spawn).
+    #[allow(clippy::too_many_arguments)]
     fn solve(
         &mut self,
         spec: &Spec,
@@ -324,9 +339,10 @@ impl Sweep {
         index: usize,
         parents: &[u64],
         layers: [&Solved; 2],
+        most: usize,
         out: &mut [f64],
     ) {
-        let batch = batch(layers);
+        let batch = batch(layers, most);
         let mut start = 0;
         while start < parents.len() {
             let end = self.list(spec, mover, index, &parents[start..], batch) + start;
@@ -436,6 +452,30 @@ mod tests {
     use super::*;
     use crate::Formation;
 
+    /// Batches grow with the child layers up to the cap, and the cap keeps
+    /// a thread's scratch within the bytes it is given.
+    #[test]
+    fn batches_follow_the_layers_within_the_memory() {
+        let (least, most) = (*BATCHES.start(), BATCH_MOST);
+        assert_eq!(children_per_batch(1 << 18, most), least);
+        assert_eq!(children_per_batch(1 << 20, most), 1 << 18);
+        assert_eq!(children_per_batch(3 << 20, most), 1 << 20);
+        assert_eq!(children_per_batch(7_000_000, most), most);
+        assert_eq!(children_per_batch(7_000_000, 1 << 19), 1 << 19);
+        assert_eq!(batch_within(0), least);
+        assert_eq!(batch_within(u64::MAX), most);
+        for mib in [16u64, 40, 100, 150, 1000] {
+            let bytes = mib << 20;
+            let batch = batch_within(bytes);
+            assert!(batch * SCRATCH_PER_CHILD <= bytes as usize || batch == least);
+            assert!(2 * batch * SCRATCH_PER_CHILD > bytes as usize || batch == most);
+            let largest = 7_000_000;
+            let scratch = scratch_bytes(largest, batch) - (largest / REGION + 2) as u64 * 4;
+            assert!(scratch <= bytes.max((least * SCRATCH_PER_CHILD) as u64));
+        }
+        assert_eq!(scratch_bytes(CACHED, most), 0);
+    }
+
     /// Child layers of many regions and more children than a batch: the
     /// layer solver, and its batches on their own, must give exactly the
     /// rates of the one-position solver.
@@ -490,7 +530,14 @@ mod tests {
             .map(|&parent| rate(&spec, &mover, parent, index, &layers[0], &layers[1]))
             .map(f64::to_bits)
             .collect();
-        let solved = layer(&spec, &mover, index, &parents, &layers[0], &layers[1]);
+        let solved = layer(
+            &spec,
+            &mover,
+            index,
+            &parents,
+            [&layers[0], &layers[1]],
+            BATCH_MOST,
+        );
         let bits = |rates: &[f64]| rates.iter().map(|rate| rate.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&solved), one);
         // All the parents in one work item: several batches.
@@ -500,12 +547,12 @@ mod tests {
                 listed += usize::from(side == 0)
             });
         }
-        let batch = batch([&layers[0], &layers[1]]);
+        let batch = batch([&layers[0], &layers[1]], BATCH_MOST);
         assert_eq!(batch, *BATCHES.start());
         assert!(listed > 3 * batch);
         let mut whole = vec![0.0; parents.len()];
         let layers = [&layers[0], &layers[1]];
-        Sweep::default().solve(&spec, &mover, index, &parents, layers, &mut whole);
+        Sweep::default().solve(&spec, &mover, index, &parents, layers, batch, &mut whole);
         assert_eq!(bits(&whole), one);
         assert!(solved.iter().filter(|&&rate| rate > 0.0).count() > parents.len() / 2);
     }
