@@ -212,7 +212,7 @@ pub fn layer(
     // A work item fills about one batch, yet each thread gets several, of
     // enough parents to amortise the scheduling.
     let threads = rayon::current_num_threads();
-    let item = (batch([next, after], most) / PARENTS_PER_BATCH)
+    let item = (batch([next, after], most) / CHILDREN_PER_PARENT)
         .min(boards.len().div_ceil(4 * threads))
         .max(1 << 12);
     let mut rates = vec![0.0; boards.len()];
@@ -247,9 +247,10 @@ pub fn batch_within(bytes: u64) -> usize {
 /// first slots (at most a batch's).
 const SCRATCH_PER_CHILD: usize = 2 * size_of::<Wanted>() + size_of::<Wanted>() + 4 + 2 * 8 + 4;
 
-/// Parents whose children about fill a batch: a parent has up to 64
-/// children for each spawn, but 2.8 on average in L3 and free8.
-const PARENTS_PER_BATCH: usize = 4;
+/// Children a parent lists for each spawn, rounded up (up to 64, 2.8 on
+/// average in L3 and free8): a work item of a batch's size over this many
+/// parents about fills one batch.
+const CHILDREN_PER_PARENT: usize = 4;
 
 /// The children a batch lists for each spawn when looking up in `layers`:
 /// a quarter of the larger, within [`BATCHES`] and at most `most`.
