@@ -212,7 +212,8 @@ pub fn layer(
     // A work item fills about one batch, yet each thread gets several, of
     // enough parents to amortise the scheduling.
     let threads = rayon::current_num_threads();
-    let item = (batch([next, after], most) / CHILDREN_PER_PARENT)
+    let batch = batch([next, after], most);
+    let item = (batch / CHILDREN_PER_PARENT)
         .min(boards.len().div_ceil(4 * threads))
         .max(1 << 12);
     let mut rates = vec![0.0; boards.len()];
@@ -221,7 +222,7 @@ pub fn layer(
         .zip(boards.par_chunks(item))
         .for_each(|(rates, chunk)| {
             SWEEP.with_borrow_mut(|sweep| {
-                sweep.solve(spec, mover, index, chunk, [next, after], most, rates);
+                sweep.solve(spec, mover, index, chunk, [next, after], batch, rates);
             });
         });
     rates
@@ -331,7 +332,7 @@ struct Sweep {
 
 impl Sweep {
     /// The rates of `parents` (of layer `index`) into `out`, a batch of
-    /// them at a time (of at most `most` children a spawn).
+    /// them at a time (of at most `batch` children a spawn).
     #[allow(clippy::too_many_arguments)]
     fn solve(
         &mut self,
@@ -340,10 +341,9 @@ impl Sweep {
         index: usize,
         parents: &[u64],
         layers: [&Solved; 2],
-        most: usize,
+        batch: usize,
         out: &mut [f64],
     ) {
-        let batch = batch(layers, most);
         let mut start = 0;
         while start < parents.len() {
             let end = self.list(spec, mover, index, &parents[start..], batch) + start;
