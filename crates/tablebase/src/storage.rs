@@ -2,6 +2,7 @@
 //! at a chosen precision, in independently compressed blocks behind an
 //! index, with a checksum (format in docs/tablebase.md).
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::{self, BufWriter, Seek, Write};
 use std::os::unix::fs::FileExt;
@@ -229,10 +230,7 @@ impl LayerWriter {
         let blocks: Vec<Vec<u8>> = self.boards[..count]
             .par_chunks(BLOCK)
             .zip(self.rates[..count].par_chunks(BLOCK))
-            .map(|(boards, rates)| {
-                let raw = encode_block(boards, rates, precision);
-                zstd::bulk::compress(&raw, level).expect("compressing to memory cannot fail")
-            })
+            .map(|(boards, rates)| compress(&encode_block(boards, rates, precision), level))
             .collect();
         for (block, boards) in blocks.iter().zip(self.boards[..count].chunks(BLOCK)) {
             self.entries.push(BlockEntry {
@@ -290,6 +288,26 @@ impl LayerWriter {
         file.finish()?;
         Ok(bytes)
     }
+}
+
+thread_local! {
+    /// Each thread's compression context and its level: made once, not
+    /// for every block (a context's tables cost more to set up than a small
+    /// block takes to compress).
+    static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { RefCell::new(None) };
+}
+
+/// `raw` compressed at `level`, the same bytes as `zstd::bulk::compress`.
+fn compress(raw: &[u8], level: i32) -> Vec<u8> {
+    const INFALLIBLE: &str = "compressing to memory cannot fail";
+    COMPRESSOR.with_borrow_mut(|slot| {
+        if !matches!(slot, Some((made, _)) if *made == level) {
+            *slot = Some((level, zstd::bulk::Compressor::new(level).expect(INFALLIBLE)));
+        }
+        let (_, compressor) = slot.as_mut().expect("made just above");
+        compressor.compress(raw).expect(INFALLIBLE)
+    })
 }
 
 /// A block before compression: the first board, the differences between
@@ -670,6 +688,21 @@ mod tests {
         let boards: Vec<u64> = (0..10_000u64).map(|i| 0xFFF0_0000 + i * i).collect();
         let rates = (0..10_000).map(|i| f64::from(i) / 10_000.0).collect();
         Solved::new(boards, rates)
+    }
+
+    /// A thread's reused context compresses each block as a fresh one
+    /// would, whatever level it compressed at before.
+    #[test]
+    fn reused_contexts_compress_as_fresh_ones() {
+        let layer = layer();
+        let blocks = layer.boards().chunks(2048).zip(layer.rates().chunks(2048));
+        for (level, (boards, rates)) in [3, 3, 19, 3].into_iter().zip(blocks) {
+            let raw = encode_block(boards, rates, Precision::F64);
+            assert_eq!(
+                compress(&raw, level),
+                zstd::bulk::compress(&raw, level).unwrap()
+            );
+        }
     }
 
     fn header(precision: Precision) -> LayerHeader {
