@@ -461,18 +461,21 @@ const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
 
 /// Memory the budget leaves aside for what does not grow with the layers:
 /// the program, its move and symmetry tables, the threads' stacks, the
-/// buffers of the files being written.
-const RESERVE: u64 = 16 << 20;
+/// buffers of the files being written (16 MiB), and the rank lookups'
+/// spare bytes of up to four layers in memory at once
+/// ([`crate::rank::SPARE_BYTES`]).
+const RESERVE: u64 = (16 << 20) + 4 * crate::rank::SPARE_BYTES;
 
 /// Bytes per position of a layer solved whole: its boards and rates, and
-/// the solved copy of those above 0 (32), with room for the allocator,
-/// which cannot always give freed layers back (measured: 32 let L3-256
-/// within 64 MiB peak 5% over).
-const WHOLE_BYTES_PER_POSITION: u64 = 40;
+/// the solved copy of those above 0 with its lookups (36), with room for
+/// the allocator, which cannot always give freed layers back (measured: 32
+/// let L3-256 within 64 MiB peak 5% over).
+const WHOLE_BYTES_PER_POSITION: u64 = 44;
 
 /// Bytes per position of a solved layer held for lookups: board, rate and
-/// index (17), with the same room.
-pub(crate) const HELD_BYTES_PER_POSITION: u64 = 20;
+/// lookups (17, or up to 20 with rank lookups:
+/// [`crate::rank::MOST_BYTES_PER_POSITION`]), with the same room.
+pub(crate) const HELD_BYTES_PER_POSITION: u64 = 24;
 
 /// Bytes per position of a layer solved in segments: its boards and rates,
 /// and the children it looks up (up to 16 empty cells, 2 spawns, 4 moves;

@@ -16,6 +16,7 @@ pub mod hex;
 mod index;
 pub mod memory;
 pub mod optimal;
+mod rank;
 mod slide;
 pub mod solve;
 pub mod sort;

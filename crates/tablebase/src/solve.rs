@@ -5,16 +5,32 @@ use rayon::prelude::*;
 
 use crate::generate::for_each_child;
 use crate::index::Index;
+use crate::rank::Ranked;
 use crate::sort::sort_unique;
 use crate::{Mover, Spec};
 
 /// A solved layer in memory: sorted boards, their success rates (a board
-/// that is not there is worth 0), and a bucket index for lookups.
+/// that is not there is worth 0), and what finds a board among them.
 #[derive(Clone, Debug, Default)]
 pub struct Solved {
     boards: Vec<u64>,
     rates: Vec<f64>,
-    index: Index,
+    lookup: Lookup,
+}
+
+/// How a layer finds a board's position.
+#[derive(Clone, Debug)]
+enum Lookup {
+    /// A binary search in an index bucket.
+    Buckets(Index),
+    /// The board's rank, for layers whose large tiles never move.
+    Ranks(Box<Ranked>),
+}
+
+impl Default for Lookup {
+    fn default() -> Self {
+        Self::Buckets(Index::default())
+    }
 }
 
 impl Solved {
@@ -24,10 +40,14 @@ impl Solved {
     /// If the lengths differ.
     pub fn new(boards: Vec<u64>, rates: Vec<f64>) -> Self {
         assert_eq!(boards.len(), rates.len(), "one rate per board");
+        let lookup = match Ranked::new(&boards) {
+            Some(ranked) => Lookup::Ranks(Box::new(ranked)),
+            None => Lookup::Buckets(Index::new(&boards)),
+        };
         Self {
-            index: Index::new(&boards),
             boards,
             rates,
+            lookup,
         }
     }
 
@@ -41,6 +61,12 @@ impl Solved {
         &self.rates
     }
 
+    /// Whether boards are found by rank (see [`crate::rank`]), which reads
+    /// little memory, rather than searched for.
+    fn is_ranked(&self) -> bool {
+        matches!(self.lookup, Lookup::Ranks(_))
+    }
+
     /// The number of positions.
     pub fn len(&self) -> usize {
         self.boards.len()
@@ -52,15 +78,18 @@ impl Solved {
     }
 
     /// The rate of a canonical `board`: 0 if the layer lacks it.
-    #[inline]
+    #[inline(always)]
     pub fn rate(&self, board: u64) -> f64 {
-        self.rate_in(board, self.index.bucket(board))
+        match &self.lookup {
+            Lookup::Buckets(index) => self.rate_in(index, board, index.bucket(board)),
+            Lookup::Ranks(ranked) => ranked.position(board).map_or(0.0, |at| self.rates[at]),
+        }
     }
 
-    /// The rate of a canonical `board` whose index bucket is `bucket`.
+    /// The rate of a canonical `board` whose bucket in `index` is `bucket`.
     #[inline]
-    fn rate_in(&self, board: u64, bucket: usize) -> f64 {
-        let range = self.index.bucket_range(bucket);
+    fn rate_in(&self, index: &Index, board: u64, bucket: usize) -> f64 {
+        let range = index.bucket_range(bucket);
         let start = range.start;
         match self.boards[range].binary_search(&board) {
             Ok(found) => self.rates[start + found],
@@ -192,8 +221,9 @@ pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
 /// the caches. The larger the batch, the more lookups share a region while
 /// it is cached, so batches grow with the child layers, up to 2^21
 /// children, or `most` (see [`batch_within`]); each thread keeps
-/// [`scratch_bytes`] for them. Child layers that fit the caches are looked
-/// up as the parents come, which saves the listing.
+/// [`scratch_bytes`] for them. Child layers that fit the caches, or whose
+/// boards are found by rank (layers whose large tiles never move), are
+/// looked up as the parents come, which saves the listing.
 pub fn layer(
     spec: &Spec,
     mover: &Mover,
@@ -202,7 +232,10 @@ pub fn layer(
     [next, after]: [&Solved; 2],
     most: usize,
 ) -> Vec<f64> {
-    if next.len().max(after.len()) <= CACHED {
+    if [next, after]
+        .iter()
+        .all(|layer| layer.is_ranked() || layer.len() <= CACHED)
+    {
         return boards
             .par_iter()
             .with_min_len(1 << 10)
@@ -415,6 +448,14 @@ impl Sweep {
     /// slot's best.
     fn look_up(&mut self, side: usize, layer: &Solved) {
         let (wanted, best) = (&mut self.wanted[side], &mut self.best[side]);
+        let Lookup::Buckets(index) = &layer.lookup else {
+            // A rank costs no search, which grouping by region would help.
+            for entry in wanted.iter() {
+                let best = &mut best[entry.slot as usize];
+                *best = best.max(layer.rate(entry.child));
+            }
+            return;
+        };
         // A counting sort by region of the child layer.
         let regions = layer.len() / REGION + 1;
         self.counts.clear();
@@ -422,9 +463,9 @@ impl Sweep {
         self.regions.clear();
         self.regions.reserve_exact(wanted.len());
         for entry in wanted.iter_mut() {
-            let bucket = layer.index.bucket(entry.child);
+            let bucket = index.bucket(entry.child);
             entry.bucket = bucket as u32;
-            let region = layer.index.bucket_range(bucket).start / REGION;
+            let region = index.bucket_range(bucket).start / REGION;
             self.counts[region + 1] += 1;
             self.regions.push(region as u32);
         }
@@ -441,7 +482,7 @@ impl Sweep {
         }
         for entry in &self.grouped {
             let best = &mut best[entry.slot as usize];
-            *best = best.max(layer.rate_in(entry.child, entry.bucket as usize));
+            *best = best.max(layer.rate_in(index, entry.child, entry.bucket as usize));
         }
     }
 }

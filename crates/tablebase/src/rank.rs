@@ -1,0 +1,361 @@
+//! Lookups by rank, for layers whose large tiles never move (L3, 442 and
+//! the other formations of one mask).
+//!
+//! Such a layer's boards differ only in their free cells, and all have the
+//! same tile sum, so each has a place (its rank) among every board of that
+//! sum: the number of such boards below it. Split the free cells into a
+//! high and a low half; the boards below are those of a smaller high half
+//! (a count that depends on the high half alone, for a given sum) and
+//! those of the same high half and a smaller low half of the same sum (a
+//! count that depends on the low half alone). Two table reads give the
+//! rank, and a bitmap of the ranks the layer holds, with counts, gives the
+//! board's position in the layer: no search, and the tables and the bitmap
+//! are a fraction of the layer's size. A lookup reads the halves' tables
+//! (about a MiB, which the caches keep), a word of the bitmap and the
+//! rate, where a binary search in an index bucket reads the bucket's start
+//! and five or six boards in a row before the rate, from a layer far
+//! larger than the caches (figures in docs/tablebase.md).
+
+use board::bits::pext;
+
+/// The most free cells ranked: five a half, whose code is read from two
+/// tables of 256 and 4,096 entries.
+const MOST_FREE: u32 = 10;
+
+/// The most bytes a layer's rank lookups may take: their tables (about a
+/// MiB up to 256-tiles), and their bitmap, beyond [`SPARE_BYTES`], at
+/// most [`MOST_BYTES_PER_POSITION`] a position (a bucket index takes a
+/// quarter of a byte). Small layers with large tables and layers that hold
+/// few of the boards of their sum keep the bucket index.
+pub const MOST_BYTES_PER_POSITION: u64 = 4;
+
+/// See [`MOST_BYTES_PER_POSITION`].
+pub const SPARE_BYTES: u64 = 1 << 20;
+
+/// Rank lookups over one sorted layer.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    /// The nibbles of the large tiles (0xF each), which every board holds.
+    large: u64,
+    /// The high half of the free cells: for each of its contents, the
+    /// ranks below those of that high half, and its tile sum ([`entry`]).
+    high: Half,
+    /// The low half: for each of its contents, its rank among the low
+    /// halves of its tile sum, and that sum.
+    low: Half,
+    /// Half the free tiles' sum, which the sum fields of a board of the
+    /// layer add up to.
+    half_sum: u64,
+    /// The ranks the layer holds, 64 a word, and for each word the layer's
+    /// positions of lower ranks.
+    words: Vec<Word>,
+}
+
+/// 64 ranks of the bitmap.
+#[derive(Clone, Copy, Debug, Default)]
+struct Word {
+    /// The ranks the layer holds.
+    bits: u64,
+    /// The layer's positions of lower ranks.
+    before: u64,
+}
+
+/// Some free cells, the code of what they hold among all their contents
+/// of tiles up to a largest, and a table by code.
+#[derive(Clone, Debug)]
+struct Half {
+    /// The nibbles of the cells.
+    cells: u64,
+    /// The code of the contents of the first two cells (their nibbles
+    /// gathered), and of the others: a content's code is their sum, past the
+    /// table for a tile over the largest.
+    first: Vec<u32>,
+    rest: Vec<u32>,
+    /// By code, an [`entry`], or [`NONE`] for a content whose sum is over
+    /// the layer's.
+    table: Vec<u64>,
+}
+
+/// A code past every table.
+const OUTSIDE: u32 = 1 << 30;
+
+impl Half {
+    /// The `cells` (nibbles) with tiles up to `2^top` (at most 2^14), each
+    /// content's table entry from `entry(sum)` in increasing order of
+    /// content.
+    fn new(cells: u64, top: u64, mut entry: impl FnMut(u64) -> u64) -> Self {
+        let count = cells.count_ones() / 4;
+        let radix = top + 1;
+        // The code of `nibbles` (of cells `from..`), or OUTSIDE.
+        let code = |nibbles: usize, from: u32, to: u32| {
+            (from..to)
+                .try_fold(0, |code, cell| {
+                    let nibble = (nibbles >> (4 * (cell - from)) & 0xF) as u64;
+                    (nibble <= top).then(|| code + nibble * radix.pow(cell))
+                })
+                .map_or(OUTSIDE, |code| code as u32)
+        };
+        let first = (0..256)
+            .map(|nibbles| code(nibbles, 0, count.min(2)))
+            .collect();
+        let rest_cells = count.saturating_sub(2);
+        let rest = (0..1 << (4 * rest_cells))
+            .map(|nibbles| code(nibbles, 2, 2 + rest_cells))
+            .collect();
+        // Contents in increasing order are codes in increasing order.
+        let table = (0..radix.pow(count))
+            .map(|mut code| {
+                let mut sum = 0;
+                for _ in 0..count {
+                    sum += tile(code % radix);
+                    code /= radix;
+                }
+                entry(sum)
+            })
+            .collect();
+        Self {
+            cells,
+            first,
+            rest,
+            table,
+        }
+    }
+
+    /// The entry of what `board` holds in these cells: [`NONE`] for a tile
+    /// over the largest.
+    #[inline(always)]
+    fn entry(&self, board: u64) -> u64 {
+        let nibbles = pext(board, self.cells) as usize;
+        let code = self.first[nibbles & 0xFF] + self.rest[nibbles >> 8];
+        self.table.get(code as usize).copied().unwrap_or(NONE)
+    }
+}
+
+/// A table entry: `rank` in the low 32 bits and `sum / 2` above them, so
+/// that the two halves' entries of a board of the layer add up to its rank
+/// and half its sum.
+fn entry(rank: u64, sum: u64) -> u64 {
+    rank | (sum / 2) << 32
+}
+
+/// The entry of a content that no board of the layer holds: whatever it
+/// is added to, the sum field is not the layer's.
+const NONE: u64 = 1 << 62;
+
+/// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
+/// tile sum `sum`.
+fn boards_of_sum(cells: u32, sum: u64, top: u64) -> u64 {
+    // By half sum: the ways of the cells counted so far.
+    let mut ways = vec![0u64; (sum / 2 + 1) as usize];
+    ways[0] = 1;
+    for _ in 0..cells {
+        for half in (0..ways.len()).rev() {
+            ways[half] += (1..=top)
+                .map(|nibble| tile(nibble) / 2)
+                .filter(|&step| step as usize <= half)
+                .map(|step| ways[half - step as usize])
+                .sum::<u64>();
+        }
+    }
+    ways[(sum / 2) as usize]
+}
+
+/// The tile of a free cell's nibble.
+fn tile(nibble: u64) -> u64 {
+    if nibble == 0 { 0 } else { 1 << nibble }
+}
+
+/// The nibbles of `board` that hold 0xF, as a mask of nibbles.
+fn large_nibbles(board: u64) -> u64 {
+    let ones = board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111;
+    ones * 0xF
+}
+
+impl Ranked {
+    /// Rank lookups over `boards` (sorted, without repeats), if they all
+    /// hold their large tiles in the same cells, have the same tile sum and
+    /// at most [`MOST_FREE`] free cells, and the lookups take at most
+    /// [`SPARE_BYTES`] and [`MOST_BYTES_PER_POSITION`].
+    pub fn new(boards: &[u64]) -> Option<Self> {
+        Self::within(
+            boards,
+            SPARE_BYTES + MOST_BYTES_PER_POSITION * boards.len() as u64,
+        )
+    }
+
+    /// The same, if the lookups take at most `most` bytes.
+    fn within(boards: &[u64], most: u64) -> Option<Self> {
+        let &first = boards.first()?;
+        let large = large_nibbles(first);
+        let free = !large;
+        let cells = free.count_ones() / 4;
+        if cells > MOST_FREE {
+            return None;
+        }
+        // The low half: the lowest free cells.
+        let mut low = 0;
+        for _ in 0..cells / 2 {
+            low |= 0xF << (free & !low).trailing_zeros();
+        }
+        let sum: u64 = (0..16)
+            .map(|cell| (first & free) >> (4 * cell) & 0xF)
+            .map(tile)
+            .sum();
+        // No tile of the layer is over its sum (and 0xF is no tile).
+        let top = u64::from(sum.max(1).ilog2()).min(14);
+        // What the lookups would take, before making them.
+        let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
+        let tables = [low_cells, high_cells].map(|cells| {
+            (top + 1).pow(cells) * 8 + (256 + (1 << (4 * cells.saturating_sub(2)))) * 4
+        });
+        let ranks = boards_of_sum(cells, sum, top);
+        let words = ranks / 64 + 1;
+        if tables[0] + tables[1] + words * size_of::<Word>() as u64 > most || ranks >= 1 << 32 {
+            return None;
+        }
+        let mut per_sum = vec![0u64; (sum / 2 + 1) as usize];
+        let low = Half::new(low, top, |half| {
+            per_sum.get_mut((half / 2) as usize).map_or(NONE, |count| {
+                *count += 1;
+                entry(*count - 1, half)
+            })
+        });
+        let mut total = 0;
+        let high = Half::new(free & !low.cells, top, |half| {
+            let Some(rest) = sum.checked_sub(half) else {
+                return NONE;
+            };
+            let below = total;
+            total += per_sum[(rest / 2) as usize];
+            entry(below, half)
+        });
+        debug_assert_eq!(total, ranks);
+        let mut ranked = Self {
+            large,
+            high,
+            low,
+            half_sum: sum / 2,
+            words: vec![Word::default(); words as usize],
+        };
+        for &board in boards {
+            let rank = ranked.rank(board)?;
+            ranked.words[(rank / 64) as usize].bits |= 1 << (rank % 64);
+        }
+        let mut before = 0;
+        for word in &mut ranked.words {
+            word.before = before;
+            before += u64::from(word.bits.count_ones());
+        }
+        Some(ranked)
+    }
+
+    /// The rank of `board` among the boards of the layer's large cells and
+    /// tile sum, or `None` if it is not one of them.
+    #[inline(always)]
+    fn rank(&self, board: u64) -> Option<u64> {
+        let both = self.high.entry(board) + self.low.entry(board);
+        (both >> 32 == self.half_sum && board & self.large == self.large)
+            .then_some(both & 0xFFFF_FFFF)
+    }
+
+    /// The position of `board` in the layer, if it holds it.
+    #[inline(always)]
+    pub fn position(&self, board: u64) -> Option<usize> {
+        let rank = self.rank(board)?;
+        let word = (rank / 64) as usize;
+        let bit = 1 << (rank % 64);
+        let Word { bits, before } = self.words[word];
+        let below = before + u64::from((bits & (bit - 1)).count_ones());
+        (bits & bit != 0).then_some(below as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    /// Every board of a layer is found at its position, and boards it
+    /// lacks (other sums, other large cells, 0xF in a free cell, near
+    /// misses) are not found.
+    #[test]
+    fn positions_are_found_exactly() {
+        let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
+        let layers = crate::memory::build(&spec);
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let mut ranked_layers = 0;
+        for (index, layer) in layers.iter().enumerate() {
+            let boards = layer.boards();
+            let Some(ranked) = Ranked::within(boards, u64::MAX) else {
+                continue;
+            };
+            ranked_layers += 1;
+            for (position, &board) in boards.iter().enumerate() {
+                assert_eq!(ranked.position(board), Some(position));
+            }
+            let others = layers
+                .iter()
+                .enumerate()
+                .filter(|&(other, _)| other != index);
+            for (_, other) in others {
+                for &board in other.boards().iter().step_by(97) {
+                    assert_eq!(ranked.position(board), None, "{board:016x}");
+                }
+            }
+            for _ in 0..2000 {
+                let board = boards[rng.next_u64() as usize % boards.len()];
+                let cell = rng.next_u64() % 16;
+                let changed = board ^ ((rng.next_u64() % 15 + 1) << (4 * cell));
+                let found = ranked.position(changed);
+                assert_eq!(found, boards.binary_search(&changed).ok(), "{changed:016x}");
+            }
+        }
+        assert!(
+            ranked_layers > layers.len() / 2,
+            "{ranked_layers} of {}",
+            layers.len()
+        );
+    }
+
+    /// Counted by brute force (a recursion over the cells).
+    #[test]
+    fn boards_of_a_sum_are_counted() {
+        assert_eq!(boards_of_sum(10, 360, 8), 9_887_112);
+        assert_eq!(boards_of_sum(10, 512, 9), 10_372_195);
+        assert_eq!(boards_of_sum(10, 1024, 10), 12_186_595);
+        assert_eq!(boards_of_sum(2, 4, 2), 3);
+        assert_eq!(boards_of_sum(3, 0, 0), 1);
+    }
+
+    #[test]
+    fn sparse_or_irregular_layers_are_not_ranked() {
+        assert!(Ranked::new(&[]).is_none());
+        // Thirteen free cells.
+        assert!(Ranked::new(&[0x0000_0000_0000_1fff]).is_none());
+        // One position of the 12 million boards of its sum (four 256s).
+        assert!(Ranked::new(&[0x0000_0088_8fff_8fff]).is_none());
+        assert!(Ranked::within(&[0x0000_0088_8fff_8fff], u64::MAX).is_some());
+        // A dense layer, then with one board of another sum or with its
+        // large tiles elsewhere.
+        let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
+        let layers = crate::memory::build(&spec);
+        let layer = layers
+            .iter()
+            .max_by_key(|layer| layer.len())
+            .unwrap()
+            .boards();
+        assert!(Ranked::new(layer).is_some(), "{} positions", layer.len());
+        let last = *layer.last().unwrap();
+        let (top, below) = (last >> 60, last & !(0xF << 60));
+        for stranger in [below | (top + 1) << 60, last.rotate_left(4)] {
+            let mut boards = layer.to_vec();
+            boards.push(stranger);
+            boards.sort_unstable();
+            assert!(
+                Ranked::within(&boards, u64::MAX).is_none(),
+                "{stranger:016x}"
+            );
+        }
+    }
+}
