@@ -318,9 +318,28 @@ mod tests {
         );
     }
 
-    /// Counted by brute force (a recursion over the cells).
+    /// Against every content of five cells, and counts of ten cells made
+    /// by a recursion over the cells.
     #[test]
     fn boards_of_a_sum_are_counted() {
+        let top: u64 = 5;
+        let mut by_sum = vec![0; 5 * 32 / 2 + 1];
+        for mut code in 0..(top + 1).pow(5) {
+            let mut sum = 0;
+            for _ in 0..5 {
+                sum += tile(code % (top + 1));
+                code /= top + 1;
+            }
+            by_sum[(sum / 2) as usize] += 1;
+        }
+        for (half, &count) in by_sum.iter().enumerate() {
+            assert_eq!(
+                boards_of_sum(5, 2 * half as u64, top),
+                count,
+                "sum {}",
+                2 * half
+            );
+        }
         assert_eq!(boards_of_sum(10, 360, 8), 9_887_112);
         assert_eq!(boards_of_sum(10, 512, 9), 10_372_195);
         assert_eq!(boards_of_sum(10, 1024, 10), 12_186_595);
