@@ -7,8 +7,8 @@
 //! high and a low half; the boards below are those of a smaller high half
 //! (a count that depends on the high half alone, for a given sum) and
 //! those of the same high half and a smaller low half of the same sum (a
-//! count that depends on the low half alone). Two table reads give the
-//! rank, and a bitmap of the ranks the layer holds, with counts, gives the
+//! count that depends on the low half alone). An entry of each half's
+//! table gives the rank, and a bitmap of the ranks the layer holds, with counts, gives the
 //! board's position in the layer: no search, and the tables and the bitmap
 //! are a fraction of the layer's size. A lookup reads the halves' tables
 //! (about a MiB, which the caches keep), a word of the bitmap and the
@@ -17,6 +17,8 @@
 //! larger than the caches (figures in docs/tablebase.md).
 
 use board::bits::pext;
+
+use crate::tile_sum;
 
 /// The most free cells ranked: five a half, whose code is read from two
 /// tables of 256 and 4,096 entries.
@@ -86,6 +88,7 @@ impl Half {
     fn new(cells: u64, top: u64, mut entry: impl FnMut(u64) -> u64) -> Self {
         let count = cells.count_ones() / 4;
         let radix = top + 1;
+        let rest_cells = Self::rest_cells(count);
         // The code of `nibbles` (of cells `from..`), or OUTSIDE.
         let code = |nibbles: usize, from: u32, to: u32| {
             (from..to)
@@ -98,7 +101,6 @@ impl Half {
         let first = (0..256)
             .map(|nibbles| code(nibbles, 0, count.min(2)))
             .collect();
-        let rest_cells = count.saturating_sub(2);
         let rest = (0..1 << (4 * rest_cells))
             .map(|nibbles| code(nibbles, 2, 2 + rest_cells))
             .collect();
@@ -119,6 +121,18 @@ impl Half {
             rest,
             table,
         }
+    }
+
+    /// The cells whose code `rest` gives, of a half of `count` cells.
+    fn rest_cells(count: u32) -> u32 {
+        count.saturating_sub(2)
+    }
+
+    /// The bytes of the tables [`Half::new`] makes for `count` cells with
+    /// tiles up to `2^top`.
+    fn bytes(count: u32, top: u64) -> u64 {
+        let codes = 256 + (1 << (4 * Self::rest_cells(count)));
+        codes * size_of::<u32>() as u64 + (top + 1).pow(count) * size_of::<u64>() as u64
     }
 
     /// The entry of what `board` holds in these cells: [`NONE`] for a tile
@@ -197,20 +211,15 @@ impl Ranked {
         for _ in 0..cells / 2 {
             low |= 0xF << (free & !low).trailing_zeros();
         }
-        let sum: u64 = (0..16)
-            .map(|cell| (first & free) >> (4 * cell) & 0xF)
-            .map(tile)
-            .sum();
+        let sum = u64::from(tile_sum(first & free));
         // No tile of the layer is over its sum (and 0xF is no tile).
         let top = u64::from(sum.max(1).ilog2()).min(14);
         // What the lookups would take, before making them.
         let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
-        let tables = [low_cells, high_cells].map(|cells| {
-            (top + 1).pow(cells) * 8 + (256 + (1 << (4 * cells.saturating_sub(2)))) * 4
-        });
+        let tables = Half::bytes(low_cells, top) + Half::bytes(high_cells, top);
         let ranks = boards_of_sum(cells, sum, top);
         let words = ranks / 64 + 1;
-        if tables[0] + tables[1] + words * size_of::<Word>() as u64 > most || ranks >= 1 << 32 {
+        if tables + words * size_of::<Word>() as u64 > most || ranks >= 1 << 32 {
             return None;
         }
         let mut per_sum = vec![0u64; (sum / 2 + 1) as usize];
