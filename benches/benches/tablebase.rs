@@ -1,6 +1,7 @@
 //! Tablebase kernels on the largest layers of the 442 formation's table for
-//! 128: generating a layer (children, pre-deduplication, sort and unique),
-//! the sort-and-unique step alone, solving a layer (its lookups in the next
+//! 128: generating a layer (children marked by rank, as 442's large tiles
+//! never move, or listed, pre-deduplicated, sorted and made unique), the
+//! sort-and-unique step alone, solving a layer (its lookups in the next
 //! two), and lookups alone; and solving a layer of free8's table for 16,
 //! whose child layers are too large for the caches (the batched solve).
 
@@ -32,6 +33,14 @@ fn kernels(c: &mut Criterion) {
     group.throughput(Throughput::Elements(boards.len() as u64));
     group.bench_function("generate layer", |b| {
         b.iter(|| generate::layer(&spec, &mover, index, black_box(after_two), after_four))
+    });
+    group.bench_function("generate layer by sorting", |b| {
+        b.iter(|| {
+            generate::merge(vec![
+                generate::run(&spec, &mover, index - 1, 1, black_box(after_two)),
+                generate::run(&spec, &mover, index - 2, 2, after_four),
+            ])
+        })
     });
     let mut children = Vec::new();
     for &board in after_two {

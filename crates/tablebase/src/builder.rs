@@ -663,11 +663,13 @@ pub(crate) fn store_layer(
 }
 
 /// Generates layer `index` into its working file from its parent layers'
-/// files, within `memory` if given: the parents are read in segments, the
-/// children of each sorted into a run; the runs are held within a quarter
-/// of the budget, merged in memory when they outgrow it, and go to disk
-/// only if their union still takes over half of that (`Runs::push`).
-/// Returns the number of positions.
+/// files, within `memory` if given: the parents are read in segments. The
+/// children of each are marked by rank when the layer allows it
+/// ([`generate::Reached`], its bitmaps within a quarter of the budget), or
+/// else sorted into a run; the runs are held within a quarter of the
+/// budget, merged in memory when they outgrow it, and go to disk only if
+/// their union still takes over half of that (`Runs::push`). Returns the
+/// number of positions.
 fn generate_layer(
     spec: &Spec,
     mover: &Mover,
@@ -683,16 +685,47 @@ fn generate_layer(
     let held_words = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
     });
-    let mut runs = Runs::new(work.join(format!("run-{index:04}")), held_words);
     let parents = [(index - 1, 1)]
         .into_iter()
-        .chain((index >= 2).then(|| (index - 2, 2)));
-    for (layer, exponent) in parents.filter(|&(layer, _)| spec.expands(layer)) {
-        let boards = WordReader::open(&boards_path(work, layer))?;
-        for start in (0..boards.len()).step_by(segment) {
-            let piece = boards.read(start, segment.min(boards.len() - start))?;
-            runs.push(generate::run(spec, mover, layer, exponent, &piece))?;
+        .chain((index >= 2).then(|| (index - 2, 2)))
+        .filter(|&(layer, _)| spec.expands(layer))
+        .map(|(layer, exponent)| {
+            Ok((
+                WordReader::open(&boards_path(work, layer))?,
+                layer,
+                exponent,
+            ))
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
+    // Each parent layer a segment at a time.
+    let pieces = || {
+        parents.iter().flat_map(|(boards, layer, exponent)| {
+            (0..boards.len()).step_by(segment).map(move |start| {
+                let piece = boards.read(start, segment.min(boards.len() - start))?;
+                Ok::<_, Error>((piece, *layer, *exponent))
+            })
+        })
+    };
+    let count: usize = parents.iter().map(|(boards, ..)| boards.len()).sum();
+    let most = (generate::REACHED_BYTES_PER_PARENT * count as u64)
+        .min(memory.map_or(u64::MAX, |bytes| bytes / 4));
+    if let Some(mut reached) = generate::Reached::new(spec, index, most) {
+        let mut inside = true;
+        for piece in pieces() {
+            let (piece, layer, exponent) = piece?;
+            inside &= reached.mark(spec, mover, layer, exponent, &piece);
         }
+        if inside {
+            let mut out = WordWriter::create(&boards_path(work, index))?;
+            let positions = reached.boards(1 << 13, |piece| out.extend(piece))?;
+            out.finish()?;
+            return Ok(positions as usize);
+        }
+    }
+    let mut runs = Runs::new(work.join(format!("run-{index:04}")), held_words);
+    for piece in pieces() {
+        let (piece, layer, exponent) = piece?;
+        runs.push(generate::run(spec, mover, layer, exponent, &piece))?;
     }
     runs.finish(&boards_path(work, index))
 }

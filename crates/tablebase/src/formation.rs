@@ -504,6 +504,22 @@ impl Formation {
         self.free
     }
 
+    /// The cells of the large tiles (0xF each) if every position of the
+    /// formation holds them there: the seeds' walls, or the one mask when
+    /// the seeds hold large tiles in its cells only and the symmetries keep
+    /// it in place. Tiles of 16384 merging into another 0xF aside, which
+    /// the layers that count on this (generation by rank) leave out.
+    pub fn fixed_large(&self) -> Option<u64> {
+        let large = large_nibbles(self.seeds[0]);
+        let held = match self.large {
+            Large::Wall => true,
+            Large::Sliding => self.masks == [large],
+        };
+        let kept = self.canon.images(large).iter().all(|&image| image == large);
+        let same = self.seeds.iter().all(|&seed| large_nibbles(seed) == large);
+        (held && kept && same && !self.free).then_some(large)
+    }
+
     /// The tile sum of the seeds, large tiles counted as 32768.
     pub fn seed_sum(&self) -> u32 {
         tile_sum(self.seeds[0])
@@ -569,6 +585,12 @@ pub fn tile_sum(board: u64) -> u32 {
         .sum()
 }
 
+/// The nibbles of `board` that hold 0xF, as a mask of nibbles.
+pub(crate) fn large_nibbles(board: u64) -> u64 {
+    let ones = board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111;
+    ones * 0xF
+}
+
 /// Calls `visit` with every distinct permutation of `items` (sorted on
 /// entry), in lexicographic order.
 fn permutations(items: &mut [u8], visit: &mut impl FnMut(&[u8])) {
@@ -609,6 +631,24 @@ mod tests {
             let formation = Formation::builtin(name).unwrap();
             assert_eq!(Formation::new(formation.spec()).unwrap(), formation);
         }
+    }
+
+    #[test]
+    fn large_tiles_are_fixed_by_one_kept_mask_or_by_walls() {
+        let fixed = |name: &str| Formation::builtin(name).unwrap().fixed_large();
+        // Reference order 0xfff0fff: the three rightmost cells of the two
+        // bottom rows.
+        assert_eq!(fixed("L3"), Some(0xfff0_fff0_0000_0000));
+        assert_eq!(fixed("442"), Some(0xffff_ff00_0000_0000));
+        assert_eq!(fixed("3x3"), Some(0xffff_f000_f000_f000));
+        // Several masks, a large tile free to move, no masks.
+        for moving in ["L3f", "442t", "4432f", "free8"] {
+            assert_eq!(fixed(moving), None, "{moving}");
+        }
+        // A mask that the transpose moves.
+        let mut spec = Formation::builtin("L3").unwrap().spec();
+        spec.canon = Canon::Diagonal;
+        assert_eq!(Formation::new(spec).unwrap().fixed_large(), None);
     }
 
     #[test]

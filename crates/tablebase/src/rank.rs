@@ -16,9 +16,10 @@
 //! and five or six boards in a row before the rate, from a layer far
 //! larger than the caches (figures in docs/tablebase.md).
 
-use board::bits::pext;
+use board::bits::{pdep, pext};
 
-use crate::tile_sum;
+use crate::formation::large_nibbles;
+use crate::{LARGE, tile_sum};
 
 /// The most free cells ranked: five a half, whose code is read from two
 /// tables of 256 and 4,096 entries.
@@ -34,9 +35,14 @@ pub const MOST_BYTES_PER_POSITION: u64 = 4;
 /// See [`MOST_BYTES_PER_POSITION`].
 pub const SPARE_BYTES: u64 = 1 << 20;
 
-/// Rank lookups over one sorted layer.
+/// Every board with large tiles in some cells (and nowhere else) and free
+/// tiles of some sum, each with its rank: the number of those boards below
+/// it.
+///
+/// Generation marks the ranks its children reach ([`crate::generate`]);
+/// [`Ranked`] finds a layer's positions by rank.
 #[derive(Clone, Debug)]
-pub struct Ranked {
+pub struct Space {
     /// The nibbles of the large tiles (0xF each), which every board holds.
     large: u64,
     /// The high half of the free cells: for each of its contents, the
@@ -46,8 +52,123 @@ pub struct Ranked {
     /// halves of its tile sum, and that sum.
     low: Half,
     /// Half the free tiles' sum, which the sum fields of a board of the
-    /// layer add up to.
+    /// space add up to.
     half_sum: u64,
+    /// The number of boards.
+    count: u64,
+}
+
+impl Space {
+    /// The boards with 0xF in the cells of `large` and free tiles of sum
+    /// `sum`, if they have at most [`MOST_FREE`] free cells, fewer than
+    /// 2^32 boards, and tiles under 32768 (so that no free cell can hold
+    /// 0xF), and if `accept(table bytes, boards)` accepts what its tables
+    /// would take and how many boards it has, before they are made.
+    pub fn within(large: u64, sum: u64, accept: impl FnOnce(u64, u64) -> bool) -> Option<Self> {
+        let free = !large;
+        let cells = free.count_ones() / 4;
+        if cells > MOST_FREE || sum >= 1 << LARGE {
+            return None;
+        }
+        // No tile is over the sum.
+        let top = u64::from(sum.max(1).ilog2());
+        let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
+        let tables = Half::bytes(low_cells, top) + Half::bytes(high_cells, top);
+        let count = boards_of_sum(cells, sum, top);
+        if count >= 1 << 32 || !accept(tables, count) {
+            return None;
+        }
+        // The low half: the lowest free cells.
+        let mut low = 0;
+        for _ in 0..low_cells {
+            low |= 0xF << (free & !low).trailing_zeros();
+        }
+        let mut per_sum = vec![0u64; (sum / 2 + 1) as usize];
+        let low = Half::new(low, top, |half| {
+            per_sum.get_mut((half / 2) as usize).map_or(NONE, |count| {
+                *count += 1;
+                entry(*count - 1, half)
+            })
+        });
+        let mut total = 0;
+        let high = Half::new(free & !low.cells, top, |half| {
+            let Some(rest) = sum.checked_sub(half) else {
+                return NONE;
+            };
+            let below = total;
+            total += per_sum[(rest / 2) as usize];
+            entry(below, half)
+        });
+        debug_assert_eq!(total, count);
+        Some(Self {
+            large,
+            high,
+            low,
+            half_sum: sum / 2,
+            count,
+        })
+    }
+
+    /// The number of boards.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// The rank of `board`, or `None` if it is not one of the boards.
+    #[inline(always)]
+    pub fn rank(&self, board: u64) -> Option<u64> {
+        let both = self.high.entry(board) + self.low.entry(board);
+        (both >> 32 == self.half_sum && board & self.large == self.large)
+            .then_some(both & 0xFFFF_FFFF)
+    }
+
+    /// Calls `visit` with the boards whose ranks are set in `bits` (bit
+    /// `rank % 64` of word `rank / 64`), in increasing order (the order of
+    /// ranks), and returns how many there were.
+    pub fn boards(&self, bits: &[u64], mut visit: impl FnMut(u64)) -> u64 {
+        // The low halves of each half sum, in increasing order.
+        let mut lows = vec![Vec::new(); (self.half_sum + 1) as usize];
+        for (nibbles, entry) in self.low.entries() {
+            if entry != NONE {
+                lows[(entry >> 32) as usize].push(nibbles);
+            }
+        }
+        let mut visited = 0;
+        for (nibbles, entry) in self.high.entries() {
+            if entry == NONE {
+                continue;
+            }
+            // The boards of this high half: ranks first.. with each low
+            // half of the rest of the sum.
+            let lows = &lows[(self.half_sum - (entry >> 32)) as usize];
+            let first = entry & 0xFFFF_FFFF;
+            let end = first + lows.len() as u64;
+            for word in first / 64..end.div_ceil(64) {
+                let base = word * 64;
+                let mut set = bits[word as usize];
+                if base < first {
+                    set &= u64::MAX << (first - base);
+                }
+                if end - base < 64 {
+                    set &= (1 << (end - base)) - 1;
+                }
+                while set != 0 {
+                    let rank = base + u64::from(set.trailing_zeros());
+                    set &= set - 1;
+                    visit(self.large | nibbles | lows[(rank - first) as usize]);
+                    visited += 1;
+                }
+            }
+        }
+        visited
+    }
+}
+
+/// Rank lookups over one sorted layer.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    /// The boards of the layer's large cells and tile sum.
+    space: Space,
     /// The ranks the layer holds, 64 a word, and for each word the layer's
     /// positions of lower ranks.
     words: Vec<Word>,
@@ -68,13 +189,15 @@ struct Word {
 struct Half {
     /// The nibbles of the cells.
     cells: u64,
+    /// The largest tile's exponent.
+    top: u64,
     /// The code of the contents of the first two cells (their nibbles
     /// gathered), and of the others: a content's code is their sum, past the
     /// table for a tile over the largest.
     first: Vec<u32>,
     rest: Vec<u32>,
     /// By code, an [`entry`], or [`NONE`] for a content whose sum is over
-    /// the layer's.
+    /// the space's.
     table: Vec<u64>,
 }
 
@@ -85,7 +208,7 @@ impl Half {
     /// The `cells` (nibbles) with tiles up to `2^top` (at most 2^14), each
     /// content's table entry from `entry(sum)` in increasing order of
     /// content.
-    fn new(cells: u64, top: u64, mut entry: impl FnMut(u64) -> u64) -> Self {
+    fn new(cells: u64, top: u64, entry: impl FnMut(u64) -> u64) -> Self {
         let count = cells.count_ones() / 4;
         let radix = top + 1;
         let rest_cells = Self::rest_cells(count);
@@ -104,23 +227,16 @@ impl Half {
         let rest = (0..1 << (4 * rest_cells))
             .map(|nibbles| code(nibbles, 2, 2 + rest_cells))
             .collect();
-        // Contents in increasing order are codes in increasing order.
-        let table = (0..radix.pow(count))
-            .map(|mut code| {
-                let mut sum = 0;
-                for _ in 0..count {
-                    sum += tile(code % radix);
-                    code /= radix;
-                }
-                entry(sum)
-            })
-            .collect();
-        Self {
+        let mut half = Self {
             cells,
+            top,
             first,
             rest,
-            table,
-        }
+            table: Vec::new(),
+        };
+        // Contents in increasing order are codes in increasing order.
+        half.table = half.contents().map(|(_, sum)| sum).map(entry).collect();
+        half
     }
 
     /// The cells whose code `rest` gives, of a half of `count` cells.
@@ -135,6 +251,29 @@ impl Half {
         codes * size_of::<u32>() as u64 + (top + 1).pow(count) * size_of::<u64>() as u64
     }
 
+    /// Every content of the cells by code: a board's nibbles there and
+    /// their tile sum.
+    fn contents(&self) -> impl Iterator<Item = (u64, u64)> + use<> {
+        let (cells, radix) = (self.cells, self.top + 1);
+        let count = cells.count_ones() / 4;
+        (0..radix.pow(count)).map(move |mut code| {
+            let (mut nibbles, mut sum) = (0, 0);
+            for cell in 0..count {
+                nibbles |= (code % radix) << (4 * cell);
+                sum += tile(code % radix);
+                code /= radix;
+            }
+            (pdep(nibbles, cells), sum)
+        })
+    }
+
+    /// Every content's nibbles with its table entry, by code.
+    fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.contents()
+            .map(|(nibbles, _)| nibbles)
+            .zip(self.table.iter().copied())
+    }
+
     /// The entry of what `board` holds in these cells: [`NONE`] for a tile
     /// over the largest.
     #[inline(always)]
@@ -146,14 +285,14 @@ impl Half {
 }
 
 /// A table entry: `rank` in the low 32 bits and `sum / 2` above them, so
-/// that the two halves' entries of a board of the layer add up to its rank
+/// that the two halves' entries of a board of the space add up to its rank
 /// and half its sum.
 fn entry(rank: u64, sum: u64) -> u64 {
     rank | (sum / 2) << 32
 }
 
-/// The entry of a content that no board of the layer holds: whatever it
-/// is added to, the sum field is not the layer's.
+/// The entry of a content that no board of the space holds: whatever it
+/// is added to, the sum field is not the space's.
 const NONE: u64 = 1 << 62;
 
 /// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
@@ -179,17 +318,11 @@ fn tile(nibble: u64) -> u64 {
     if nibble == 0 { 0 } else { 1 << nibble }
 }
 
-/// The nibbles of `board` that hold 0xF, as a mask of nibbles.
-fn large_nibbles(board: u64) -> u64 {
-    let ones = board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111;
-    ones * 0xF
-}
-
 impl Ranked {
     /// Rank lookups over `boards` (sorted, without repeats), if they all
-    /// hold their large tiles in the same cells, have the same tile sum and
-    /// at most [`MOST_FREE`] free cells, and the lookups take at most
-    /// [`SPARE_BYTES`] and [`MOST_BYTES_PER_POSITION`].
+    /// hold their large tiles in the same cells and have the same tile sum
+    /// in a [`Space`], and the lookups take at most [`SPARE_BYTES`] and
+    /// [`MOST_BYTES_PER_POSITION`].
     pub fn new(boards: &[u64]) -> Option<Self> {
         Self::within(
             boards,
@@ -201,76 +334,28 @@ impl Ranked {
     fn within(boards: &[u64], most: u64) -> Option<Self> {
         let &first = boards.first()?;
         let large = large_nibbles(first);
-        let free = !large;
-        let cells = free.count_ones() / 4;
-        if cells > MOST_FREE {
-            return None;
-        }
-        // The low half: the lowest free cells.
-        let mut low = 0;
-        for _ in 0..cells / 2 {
-            low |= 0xF << (free & !low).trailing_zeros();
-        }
-        let sum = u64::from(tile_sum(first & free));
-        // No tile of the layer is over its sum (and 0xF is no tile).
-        let top = u64::from(sum.max(1).ilog2()).min(14);
-        // What the lookups would take, before making them.
-        let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
-        let tables = Half::bytes(low_cells, top) + Half::bytes(high_cells, top);
-        let ranks = boards_of_sum(cells, sum, top);
-        let words = ranks / 64 + 1;
-        if tables + words * size_of::<Word>() as u64 > most || ranks >= 1 << 32 {
-            return None;
-        }
-        let mut per_sum = vec![0u64; (sum / 2 + 1) as usize];
-        let low = Half::new(low, top, |half| {
-            per_sum.get_mut((half / 2) as usize).map_or(NONE, |count| {
-                *count += 1;
-                entry(*count - 1, half)
-            })
-        });
-        let mut total = 0;
-        let high = Half::new(free & !low.cells, top, |half| {
-            let Some(rest) = sum.checked_sub(half) else {
-                return NONE;
-            };
-            let below = total;
-            total += per_sum[(rest / 2) as usize];
-            entry(below, half)
-        });
-        debug_assert_eq!(total, ranks);
-        let mut ranked = Self {
-            large,
-            high,
-            low,
-            half_sum: sum / 2,
-            words: vec![Word::default(); words as usize],
-        };
+        let sum = u64::from(tile_sum(first & !large));
+        let words = |count: u64| count / 64 + 1;
+        let space = Space::within(large, sum, |tables, count| {
+            tables + words(count) * size_of::<Word>() as u64 <= most
+        })?;
+        let mut words = vec![Word::default(); words(space.len()) as usize];
         for &board in boards {
-            let rank = ranked.rank(board)?;
-            ranked.words[(rank / 64) as usize].bits |= 1 << (rank % 64);
+            let rank = space.rank(board)?;
+            words[(rank / 64) as usize].bits |= 1 << (rank % 64);
         }
         let mut before = 0;
-        for word in &mut ranked.words {
+        for word in &mut words {
             word.before = before;
             before += u64::from(word.bits.count_ones());
         }
-        Some(ranked)
-    }
-
-    /// The rank of `board` among the boards of the layer's large cells and
-    /// tile sum, or `None` if it is not one of them.
-    #[inline(always)]
-    fn rank(&self, board: u64) -> Option<u64> {
-        let both = self.high.entry(board) + self.low.entry(board);
-        (both >> 32 == self.half_sum && board & self.large == self.large)
-            .then_some(both & 0xFFFF_FFFF)
+        Some(Self { space, words })
     }
 
     /// The position of `board` in the layer, if it holds it.
     #[inline(always)]
     pub fn position(&self, board: u64) -> Option<usize> {
-        let rank = self.rank(board)?;
+        let rank = self.space.rank(board)?;
         let word = (rank / 64) as usize;
         let bit = 1 << (rank % 64);
         let Word { bits, before } = self.words[word];
@@ -325,6 +410,38 @@ mod tests {
             "{ranked_layers} of {}",
             layers.len()
         );
+    }
+
+    /// Every rank of a space gives back a board of the space that has that
+    /// rank, in increasing order; marked ranks give back just their boards.
+    #[test]
+    fn ranks_give_back_their_boards_in_order() {
+        let large = 0xfff0_fff0_0000_0000;
+        let space = Space::within(large, 40, |_, _| true).unwrap();
+        let all = vec![u64::MAX; (space.len() / 64 + 1) as usize];
+        let mut boards = Vec::new();
+        assert_eq!(space.boards(&all, |board| boards.push(board)), space.len());
+        assert_eq!(boards.len() as u64, boards_of_sum(10, 40, 5));
+        for (rank, pair) in boards.windows(2).enumerate() {
+            assert!(pair[0] < pair[1]);
+            assert_eq!(space.rank(pair[0]), Some(rank as u64));
+        }
+        for &board in &boards {
+            assert_eq!(large_nibbles(board), large, "{board:016x}");
+            assert_eq!(tile_sum(board & !large), 40, "{board:016x}");
+        }
+        let marked: Vec<u64> = boards.iter().copied().step_by(7).collect();
+        let mut bits = vec![0u64; all.len()];
+        for &board in &marked {
+            let rank = space.rank(board).unwrap();
+            bits[(rank / 64) as usize] |= 1 << (rank % 64);
+        }
+        let mut back = Vec::new();
+        assert_eq!(
+            space.boards(&bits, |board| back.push(board)),
+            marked.len() as u64
+        );
+        assert_eq!(back, marked);
     }
 
     /// Against every content of five cells, and counts of ten cells made
