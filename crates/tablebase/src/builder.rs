@@ -569,16 +569,19 @@ impl Solving<'_> {
     ) -> Result<(Solved, Stored), Error> {
         let solved = self.solve(&parents.read_all()?, next, after);
         write_solved(&rates_path(self.work, self.index), &solved)?;
-        let pruned;
-        let stored = if self.options.prune > 0.0 {
-            pruned = solved.above(self.options.prune);
-            &pruned
+        // Pruned, the positions stored are a copy, which needs no lookups.
+        let pruned: (Vec<u64>, Vec<f64>);
+        let (boards, rates) = if self.options.prune > 0.0 {
+            pruned = (solved.boards().iter().zip(solved.rates()))
+                .filter(|&(_, &rate)| rate > self.options.prune)
+                .unzip();
+            (&pruned.0[..], &pruned.1[..])
         } else {
-            &solved
+            (solved.boards(), solved.rates())
         };
-        let header = self.header(stored.len() as u64);
+        let header = self.header(boards.len() as u64);
         let path = layer_path(self.dir, self.index);
-        let bytes = storage::write(&path, &header, stored, self.options.level)?;
+        let bytes = storage::write(&path, &header, boards, rates, self.options.level)?;
         let stored = Stored {
             positions: header.positions,
             bytes,

@@ -108,19 +108,6 @@ impl Solved {
             .unzip();
         Self::new(boards, rates)
     }
-
-    /// The positions whose rate is above `threshold` (the reference stores
-    /// those above 0; the others read as 0 anyway).
-    #[must_use]
-    pub fn above(&self, threshold: f64) -> Self {
-        let (boards, rates) = self
-            .boards
-            .iter()
-            .zip(&self.rates)
-            .filter(|&(_, &rate)| rate > threshold)
-            .unzip();
-        Self::new(boards, rates)
-    }
 }
 
 /// A position's rate from the best move after each spawn, cell by cell

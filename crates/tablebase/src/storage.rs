@@ -123,14 +123,21 @@ struct BlockEntry {
 
 const ENTRY_BYTES: usize = 20;
 
-/// Writes `layer` (sorted boards) to `path` as a layer file: to a temporary
-/// name first, then renamed into place. Returns the bytes written.
+/// Writes sorted `boards` and their `rates` to `path` as a layer file: to
+/// a temporary name first, then renamed into place. Returns the bytes
+/// written.
 ///
 /// # Errors
 /// [`Error::Io`] naming the file.
-pub fn write(path: &Path, header: &LayerHeader, layer: &Solved, level: i32) -> Result<u64, Error> {
+pub fn write(
+    path: &Path,
+    header: &LayerHeader,
+    boards: &[u64],
+    rates: &[f64],
+    level: i32,
+) -> Result<u64, Error> {
     let mut writer = LayerWriter::create(path, header, level)?;
-    writer.push(layer.boards(), layer.rates())?;
+    writer.push(boards, rates)?;
     writer.finish()
 }
 
@@ -727,7 +734,7 @@ mod tests {
             (Precision::U16, 1e-5),
         ] {
             let path = dir.path().join("layer.tbl");
-            write(&path, &header(precision), &layer, 3).unwrap();
+            write(&path, &header(precision), layer.boards(), layer.rates(), 3).unwrap();
             let file = LayerFile::open(&path).unwrap();
             assert_eq!(file.header(), &header(precision));
             let all = file.read_all().unwrap();
@@ -746,7 +753,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("layer.tbl");
         let layer = layer();
-        write(&path, &header(Precision::F64), &layer, 3).unwrap();
+        write(
+            &path,
+            &header(Precision::F64),
+            layer.boards(),
+            layer.rates(),
+            3,
+        )
+        .unwrap();
         let file = LayerFile::open(&path).unwrap();
         let boards = layer.boards();
         // Before, between, on and after the stored boards, in the first,
@@ -777,13 +791,7 @@ mod tests {
             positions: 300_000,
             ..header(Precision::F64)
         };
-        write(
-            &whole,
-            &header,
-            &Solved::new(boards.clone(), rates.clone()),
-            3,
-        )
-        .unwrap();
+        write(&whole, &header, &boards, &rates, 3).unwrap();
         let mut writer = LayerWriter::create(&pieces, &header, 3).unwrap();
         let mut start = 0;
         for size in [1, 4095, 5000, 262_144, 7].into_iter().cycle() {
@@ -819,7 +827,15 @@ mod tests {
     fn damaged_files_are_clear_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("layer.tbl");
-        write(&path, &header(Precision::U32), &layer(), 3).unwrap();
+        let layer = layer();
+        write(
+            &path,
+            &header(Precision::U32),
+            layer.boards(),
+            layer.rates(),
+            3,
+        )
+        .unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let error = |bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
