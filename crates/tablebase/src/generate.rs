@@ -126,11 +126,10 @@ pub fn layer(
         }
         if inside {
             let mut boards = Vec::new();
-            let pieces = reached.boards(1 << 16, |piece| {
+            let Ok(_) = reached.boards(1 << 16, |piece| {
                 boards.extend_from_slice(piece);
                 Ok::<_, std::convert::Infallible>(())
             });
-            let Ok(_) = pieces;
             return boards;
         }
     }

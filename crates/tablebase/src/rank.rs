@@ -1,5 +1,6 @@
-//! Lookups by rank, for layers whose large tiles never move (L3, 442 and
-//! the other formations of one mask).
+//! Ranks of boards, for layers whose large tiles never move (L3, 442 and
+//! the other formations of one mask, and the variants' walls): lookups by
+//! rank ([`Ranked`]) and generation by rank (`generate::Reached`).
 //!
 //! Such a layer's boards differ only in their free cells, and all have the
 //! same tile sum, so each has a place (its rank) among every board of that
@@ -8,8 +9,8 @@
 //! (a count that depends on the high half alone, for a given sum) and
 //! those of the same high half and a smaller low half of the same sum (a
 //! count that depends on the low half alone). An entry of each half's
-//! table gives the rank, and a bitmap of the ranks the layer holds, with counts, gives the
-//! board's position in the layer: no search, and the tables and the bitmap
+//! table gives the rank, and a bitmap of the ranks the layer holds, with
+//! counts, gives the board's position in the layer: no search, and the tables and the bitmap
 //! are a fraction of the layer's size. A lookup reads the halves' tables
 //! (about a MiB, which the caches keep), a word of the bitmap and the
 //! rate, where a binary search in an index bucket reads the bucket's start
