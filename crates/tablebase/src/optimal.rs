@@ -264,7 +264,7 @@ fn best_children(
 ) -> impl Iterator<Item = (usize, u64)> {
     let mut best = [[None::<(f64, u64)>; 2]; 16];
     let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
-        let rate = [next, after][side].rate(child);
+        let rate = [next, after][side].child_rate(child);
         let best = &mut best[cell][side];
         if rate > 0.0 && best.is_none_or(|(best_rate, _)| rate > best_rate) {
             *best = Some((rate, child));

@@ -10,10 +10,10 @@
 //! those of the same high half and a smaller low half of the same sum (a
 //! count that depends on the low half alone). An entry of each half's
 //! table gives the rank, and a bitmap of the ranks the layer holds, with
-//! counts, gives the board's position in the layer: no search, and the tables and the bitmap
-//! are a fraction of the layer's size. A lookup reads the halves' tables
-//! (about a MiB, which the caches keep), a word of the bitmap and the
-//! rate, where a binary search in an index bucket reads the bucket's start
+//! counts, gives the board's position in the layer: no search, and the
+//! tables and the bitmap are a fraction of the layer's size. A lookup reads
+//! the halves' tables (about 0.5 MiB, which the caches keep), a word of the
+//! bitmap and the rate, where a binary search in an index bucket reads the bucket's start
 //! and five or six boards in a row before the rate, from a layer far
 //! larger than the caches (figures in docs/tablebase.md).
 
@@ -26,8 +26,8 @@ use crate::{LARGE, tile_sum};
 /// tables of 256 and 4,096 entries.
 const MOST_FREE: u32 = 10;
 
-/// The most bytes a layer's rank lookups may take: their tables (about a
-/// MiB up to 256-tiles), and their bitmap, beyond [`SPARE_BYTES`], at
+/// The most bytes a layer's rank lookups may take: their tables (about
+/// 0.7 MiB up to 256-tiles), and their bitmap, beyond [`SPARE_BYTES`], at
 /// most [`MOST_BYTES_PER_POSITION`] a position (a bucket index takes a
 /// quarter of a byte). Small layers with large tables and layers that hold
 /// few of the boards of their sum keep the bucket index.
@@ -52,8 +52,7 @@ pub struct Space {
     /// The low half: for each of its contents, its rank among the low
     /// halves of its tile sum, and that sum.
     low: Half,
-    /// Half the free tiles' sum, which the sum fields of a board of the
-    /// space add up to.
+    /// Half the free tiles' sum.
     half_sum: u64,
     /// The number of boards.
     count: u64,
@@ -62,9 +61,9 @@ pub struct Space {
 impl Space {
     /// The boards with 0xF in the cells of `large` and free tiles of sum
     /// `sum`, if they have at most [`MOST_FREE`] free cells, fewer than
-    /// 2^32 boards, and tiles under 32768 (so that no free cell can hold
-    /// 0xF), and if `accept(table bytes, boards)` accepts what its tables
-    /// would take and how many boards it has, before they are made.
+    /// 2^32 - 1 boards, and tiles under 32768 (so that no free cell can
+    /// hold 0xF), and if `accept(table bytes, boards)` accepts what its
+    /// tables would take and how many boards it has, before they are made.
     pub fn within(large: u64, sum: u64, accept: impl FnOnce(u64, u64) -> bool) -> Option<Self> {
         let free = !large;
         let cells = free.count_ones() / 4;
@@ -76,7 +75,7 @@ impl Space {
         let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
         let tables = Half::bytes(low_cells, top) + Half::bytes(high_cells, top);
         let count = boards_of_sum(cells, sum, top);
-        if count >= 1 << 32 || !accept(tables, count) {
+        if count >= u64::from(NONE) || !accept(tables, count) {
             return None;
         }
         // The low half: the lowest free cells.
@@ -88,7 +87,7 @@ impl Space {
         let low = Half::new(low, top, |half| {
             per_sum.get_mut((half / 2) as usize).map_or(NONE, |count| {
                 *count += 1;
-                entry(*count - 1, half)
+                (*count - 1) as u32
             })
         });
         let mut total = 0;
@@ -98,7 +97,7 @@ impl Space {
             };
             let below = total;
             total += per_sum[(rest / 2) as usize];
-            entry(below, half)
+            below as u32
         });
         debug_assert_eq!(total, count);
         Some(Self {
@@ -115,12 +114,25 @@ impl Space {
         self.count
     }
 
-    /// The rank of `board`, or `None` if it is not one of the boards.
+    /// The rank of `board`, a board of the space's tile sum, or `None` if
+    /// it is not one of the boards: if it has a tile over the largest or a
+    /// half over the sum, or lacks a large tile. A board of another sum may
+    /// get the rank of another board: the tables hold no sums, which halves
+    /// them (whole builds of L3-256 took 1.1 times less CPU), so callers
+    /// ask for boards of the right sum (the children of the layer before)
+    /// or check the board found.
     #[inline(always)]
     pub fn rank(&self, board: u64) -> Option<u64> {
-        let both = self.high.entry(board) + self.low.entry(board);
-        (both >> 32 == self.half_sum && board & self.large == self.large)
-            .then_some(both & 0xFFFF_FFFF)
+        let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
+        (rank < self.count && board & self.large == self.large).then_some(rank)
+    }
+
+    /// Whether `board` is one of the boards: large tiles in their cells,
+    /// none elsewhere, and free tiles of the sum.
+    pub fn holds(&self, board: u64) -> bool {
+        let half_sum = self.high.half_sum(board).zip(self.low.half_sum(board));
+        board & self.large == self.large
+            && half_sum.map(|(high, low)| high + low) == Some(self.half_sum)
     }
 
     /// Calls `visit` with the boards whose ranks are set in `bits` (bit
@@ -129,20 +141,20 @@ impl Space {
     pub fn boards(&self, bits: &[u64], mut visit: impl FnMut(u64)) -> u64 {
         // The low halves of each half sum, in increasing order.
         let mut lows = vec![Vec::new(); (self.half_sum + 1) as usize];
-        for (nibbles, entry) in self.low.entries() {
+        for ((nibbles, sum), entry) in self.low.entries() {
             if entry != NONE {
-                lows[(entry >> 32) as usize].push(nibbles);
+                lows[(sum / 2) as usize].push(nibbles);
             }
         }
         let mut visited = 0;
-        for (nibbles, entry) in self.high.entries() {
+        for ((nibbles, sum), entry) in self.high.entries() {
             if entry == NONE {
                 continue;
             }
             // The boards of this high half: ranks first.. with each low
             // half of the rest of the sum.
-            let lows = &lows[(self.half_sum - (entry >> 32)) as usize];
-            let first = entry & 0xFFFF_FFFF;
+            let lows = &lows[(self.half_sum - sum / 2) as usize];
+            let first = u64::from(entry);
             let end = first + lows.len() as u64;
             for word in first / 64..end.div_ceil(64) {
                 let base = word * 64;
@@ -197,9 +209,13 @@ struct Half {
     /// table for a tile over the largest.
     first: Vec<u32>,
     rest: Vec<u32>,
-    /// By code, an [`entry`], or [`NONE`] for a content whose sum is over
-    /// the space's.
-    table: Vec<u64>,
+    /// By code: for the high half, the ranks below those of its content;
+    /// for the low half, its content's rank among the low halves of its
+    /// sum; [`NONE`] for a content whose sum is over the space's.
+    table: Vec<u32>,
+    /// By code, half the content's tile sum, to check a board's sum apart
+    /// from the lookups, which read `table` alone.
+    half_sums: Vec<u16>,
 }
 
 /// A code past every table.
@@ -209,7 +225,7 @@ impl Half {
     /// The `cells` (nibbles) with tiles up to `2^top` (at most 2^14), each
     /// content's table entry from `entry(sum)` in increasing order of
     /// content.
-    fn new(cells: u64, top: u64, entry: impl FnMut(u64) -> u64) -> Self {
+    fn new(cells: u64, top: u64, entry: impl FnMut(u64) -> u32) -> Self {
         let count = cells.count_ones() / 4;
         let radix = top + 1;
         let rest_cells = Self::rest_cells(count);
@@ -234,9 +250,12 @@ impl Half {
             first,
             rest,
             table: Vec::new(),
+            half_sums: Vec::new(),
         };
         // Contents in increasing order are codes in increasing order.
         half.table = half.contents().map(|(_, sum)| sum).map(entry).collect();
+        // At most five tiles of 16384.
+        half.half_sums = half.contents().map(|(_, sum)| (sum / 2) as u16).collect();
         half
     }
 
@@ -249,7 +268,8 @@ impl Half {
     /// tiles up to `2^top`.
     fn bytes(count: u32, top: u64) -> u64 {
         let codes = 256 + (1 << (4 * Self::rest_cells(count)));
-        codes * size_of::<u32>() as u64 + (top + 1).pow(count) * size_of::<u64>() as u64
+        let contents = (top + 1).pow(count);
+        (codes + contents) * size_of::<u32>() as u64 + contents * size_of::<u16>() as u64
     }
 
     /// Every content of the cells by code: a board's nibbles there and
@@ -268,33 +288,38 @@ impl Half {
         })
     }
 
-    /// Every content's nibbles with its table entry, by code.
-    fn entries(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.contents()
-            .map(|(nibbles, _)| nibbles)
-            .zip(self.table.iter().copied())
+    /// Every content (nibbles and sum) with its table entry, by code.
+    fn entries(&self) -> impl Iterator<Item = ((u64, u64), u32)> + '_ {
+        self.contents().zip(self.table.iter().copied())
     }
 
     /// The entry of what `board` holds in these cells: [`NONE`] for a tile
     /// over the largest.
     #[inline(always)]
-    fn entry(&self, board: u64) -> u64 {
+    fn entry(&self, board: u64) -> u32 {
+        self.table.get(self.code(board)).copied().unwrap_or(NONE)
+    }
+
+    /// Half the tile sum of what `board` holds in these cells, if no tile
+    /// is over the largest.
+    fn half_sum(&self, board: u64) -> Option<u64> {
+        self.half_sums
+            .get(self.code(board))
+            .map(|&half| u64::from(half))
+    }
+
+    /// The code of what `board` holds in these cells: past the tables for
+    /// a tile over the largest.
+    #[inline(always)]
+    fn code(&self, board: u64) -> usize {
         let nibbles = pext(board, self.cells) as usize;
-        let code = self.first[nibbles & 0xFF] + self.rest[nibbles >> 8];
-        self.table.get(code as usize).copied().unwrap_or(NONE)
+        (self.first[nibbles & 0xFF] + self.rest[nibbles >> 8]) as usize
     }
 }
 
-/// A table entry: `rank` in the low 32 bits and `sum / 2` above them, so
-/// that the two halves' entries of a board of the space add up to its rank
-/// and half its sum.
-fn entry(rank: u64, sum: u64) -> u64 {
-    rank | (sum / 2) << 32
-}
-
 /// The entry of a content that no board of the space holds: whatever it
-/// is added to, the sum field is not the space's.
-const NONE: u64 = 1 << 62;
+/// is added to, the rank is past the space's boards.
+const NONE: u32 = u32::MAX;
 
 /// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
 /// tile sum `sum`.
@@ -342,6 +367,9 @@ impl Ranked {
         })?;
         let mut words = vec![Word::default(); words(space.len()) as usize];
         for &board in boards {
+            if !space.holds(board) {
+                return None;
+            }
             let rank = space.rank(board)?;
             words[(rank / 64) as usize].bits |= 1 << (rank % 64);
         }
@@ -354,6 +382,14 @@ impl Ranked {
     }
 
     /// The position of `board` in the layer, if it holds it.
+    pub fn find(&self, board: u64) -> Option<usize> {
+        self.space
+            .holds(board)
+            .then(|| self.position(board))
+            .flatten()
+    }
+
+    /// The same for a board of the layer's tile sum (see [`Space::rank`]).
     #[inline(always)]
     pub fn position(&self, board: u64) -> Option<usize> {
         let rank = self.space.rank(board)?;
@@ -373,7 +409,8 @@ mod tests {
 
     /// Every board of a layer is found at its position, and boards it
     /// lacks (other sums, other large cells, 0xF in a free cell, near
-    /// misses) are not found.
+    /// misses) are not found; among boards of the layer's sum (two free
+    /// cells swapped), neither without the check of the sum.
     #[test]
     fn positions_are_found_exactly() {
         let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
@@ -388,6 +425,7 @@ mod tests {
             ranked_layers += 1;
             for (position, &board) in boards.iter().enumerate() {
                 assert_eq!(ranked.position(board), Some(position));
+                assert_eq!(ranked.find(board), Some(position));
             }
             let others = layers
                 .iter()
@@ -395,15 +433,23 @@ mod tests {
                 .filter(|&(other, _)| other != index);
             for (_, other) in others {
                 for &board in other.boards().iter().step_by(97) {
-                    assert_eq!(ranked.position(board), None, "{board:016x}");
+                    assert_eq!(ranked.find(board), None, "{board:016x}");
                 }
             }
+            let free: Vec<u64> = (0..16)
+                .filter(|&cell| boards[0] >> (4 * cell) & 0xF != 0xF)
+                .collect();
             for _ in 0..2000 {
                 let board = boards[rng.next_u64() as usize % boards.len()];
                 let cell = rng.next_u64() % 16;
                 let changed = board ^ ((rng.next_u64() % 15 + 1) << (4 * cell));
-                let found = ranked.position(changed);
+                let found = ranked.find(changed);
                 assert_eq!(found, boards.binary_search(&changed).ok(), "{changed:016x}");
+                let [a, b] = [0, 1].map(|_| 4 * free[rng.next_u64() as usize % free.len()]);
+                let (nibble_a, nibble_b) = (board >> a & 0xF, board >> b & 0xF);
+                let swapped = board & !(0xF << a | 0xF << b) | nibble_a << b | nibble_b << a;
+                let found = ranked.position(swapped);
+                assert_eq!(found, boards.binary_search(&swapped).ok(), "{swapped:016x}");
             }
         }
         assert!(

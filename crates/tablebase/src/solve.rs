@@ -78,11 +78,21 @@ impl Solved {
     }
 
     /// The rate of a canonical `board`: 0 if the layer lacks it.
-    #[inline(always)]
     pub fn rate(&self, board: u64) -> f64 {
         match &self.lookup {
             Lookup::Buckets(index) => self.rate_in(index, board, index.bucket(board)),
-            Lookup::Ranks(ranked) => ranked.position(board).map_or(0.0, |at| self.rates[at]),
+            Lookup::Ranks(ranked) => ranked.find(board).map_or(0.0, |at| self.rates[at]),
+        }
+    }
+
+    /// The rate of a child of a position of the layer before (with a tile
+    /// spawned and moved): [`Solved::rate`] for a board known to have the
+    /// layer's tile sum, which lookups by rank then need not check.
+    #[inline(always)]
+    pub(crate) fn child_rate(&self, child: u64) -> f64 {
+        match &self.lookup {
+            Lookup::Buckets(index) => self.rate_in(index, child, index.bucket(child)),
+            Lookup::Ranks(ranked) => ranked.position(child).map_or(0.0, |at| self.rates[at]),
         }
     }
 
@@ -148,7 +158,7 @@ pub fn rate(
     let mut best = [[0.0f64; 16]; 2];
     let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
         let layer = if side == 0 { next } else { after };
-        best[side][cell] = best[side][cell].max(layer.rate(child));
+        best[side][cell] = best[side][cell].max(layer.child_rate(child));
     });
     average(spec.four_rate(), &best[0][..cells], &best[1][..cells])
 }
@@ -439,7 +449,7 @@ impl Sweep {
             // A rank costs no search, which grouping by region would help.
             for entry in wanted.iter() {
                 let best = &mut best[entry.slot as usize];
-                *best = best.max(layer.rate(entry.child));
+                *best = best.max(layer.child_rate(entry.child));
             }
             return;
         };
