@@ -13,9 +13,9 @@
 //! counts, gives the board's position in the layer: no search, and the
 //! tables and the bitmap are a fraction of the layer's size. A lookup reads
 //! the halves' tables (about 0.5 MiB, which the caches keep), a word of the
-//! bitmap and the rate, where a binary search in an index bucket reads the bucket's start
-//! and five or six boards in a row before the rate, from a layer far
-//! larger than the caches (figures in docs/tablebase.md).
+//! bitmap and the rate, where a binary search in an index bucket reads the
+//! bucket's start and five or six boards in a row before the rate, from a
+//! layer far larger than the caches (figures in docs/tablebase.md).
 
 use board::bits::{pdep, pext};
 
@@ -47,10 +47,10 @@ pub struct Space {
     /// The nibbles of the large tiles (0xF each), which every board holds.
     large: u64,
     /// The high half of the free cells: for each of its contents, the
-    /// ranks below those of that high half, and its tile sum ([`entry`]).
+    /// ranks below those of that high half.
     high: Half,
     /// The low half: for each of its contents, its rank among the low
-    /// halves of its tile sum, and that sum.
+    /// halves of its tile sum.
     low: Half,
     /// Half the free tiles' sum.
     half_sum: u64,
@@ -117,10 +117,10 @@ impl Space {
     /// The rank of `board`, a board of the space's tile sum, or `None` if
     /// it is not one of the boards: if it has a tile over the largest or a
     /// half over the sum, or lacks a large tile. A board of another sum may
-    /// get the rank of another board: the tables hold no sums, which halves
-    /// them (whole builds of L3-256 took 1.1 times less CPU), so callers
-    /// ask for boards of the right sum (the children of the layer before)
-    /// or check the board found.
+    /// get the rank of another board: the tables read hold no sums, which
+    /// halves them (whole builds took 2-5% less CPU), so callers ask for
+    /// boards of the right sum (the children of the layer before) or check
+    /// the sum ([`Space::holds`]).
     #[inline(always)]
     pub fn rank(&self, board: u64) -> Option<u64> {
         let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
