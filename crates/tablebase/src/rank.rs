@@ -120,19 +120,22 @@ impl Space {
     /// get the rank of another board: the tables read hold no sums, which
     /// halves them (whole builds took 2-5% less CPU), so callers ask for
     /// boards of the right sum (the children of the layer before) or check
-    /// the sum ([`Space::holds`]).
+    /// the sum ([`Space::exact_rank`]).
     #[inline(always)]
     pub fn rank(&self, board: u64) -> Option<u64> {
         let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
         (rank < self.count && board & self.large == self.large).then_some(rank)
     }
 
-    /// Whether `board` is one of the boards: large tiles in their cells,
-    /// none elsewhere, and free tiles of the sum.
-    pub fn holds(&self, board: u64) -> bool {
-        let half_sum = self.high.half_sum(board).zip(self.low.half_sum(board));
-        board & self.large == self.large
-            && half_sum.map(|(high, low)| high + low) == Some(self.half_sum)
+    /// The rank of `board`, or `None` if it is not one of the boards
+    /// (large tiles in their cells, none elsewhere, free tiles of the sum),
+    /// whatever its sum.
+    pub fn exact_rank(&self, board: u64) -> Option<u64> {
+        let [high, low] = [&self.high, &self.low].map(|half| half.code(board));
+        let half_sum = self.high.half_sum(high)? + self.low.half_sum(low)?;
+        // Of the sum, neither entry is NONE.
+        (half_sum == self.half_sum && board & self.large == self.large)
+            .then(|| u64::from(self.high.table[high]) + u64::from(self.low.table[low]))
     }
 
     /// Calls `visit` with the boards whose ranks are set in `bits` (bit
@@ -225,7 +228,7 @@ impl Half {
     /// The `cells` (nibbles) with tiles up to `2^top` (at most 2^14), each
     /// content's table entry from `entry(sum)` in increasing order of
     /// content.
-    fn new(cells: u64, top: u64, entry: impl FnMut(u64) -> u32) -> Self {
+    fn new(cells: u64, top: u64, mut entry: impl FnMut(u64) -> u32) -> Self {
         let count = cells.count_ones() / 4;
         let radix = top + 1;
         let rest_cells = Self::rest_cells(count);
@@ -253,9 +256,11 @@ impl Half {
             half_sums: Vec::new(),
         };
         // Contents in increasing order are codes in increasing order.
-        half.table = half.contents().map(|(_, sum)| sum).map(entry).collect();
-        // At most five tiles of 16384.
-        half.half_sums = half.contents().map(|(_, sum)| (sum / 2) as u16).collect();
+        // Half the sum of at most five tiles of 16384 fits 16 bits.
+        (half.table, half.half_sums) = half
+            .contents()
+            .map(|(_, sum)| (entry(sum), (sum / 2) as u16))
+            .unzip();
         half
     }
 
@@ -300,12 +305,10 @@ impl Half {
         self.table.get(self.code(board)).copied().unwrap_or(NONE)
     }
 
-    /// Half the tile sum of what `board` holds in these cells, if no tile
-    /// is over the largest.
-    fn half_sum(&self, board: u64) -> Option<u64> {
-        self.half_sums
-            .get(self.code(board))
-            .map(|&half| u64::from(half))
+    /// Half the tile sum of the content of `code`, if it is one (no tile
+    /// over the largest).
+    fn half_sum(&self, code: usize) -> Option<u64> {
+        self.half_sums.get(code).map(|&half| u64::from(half))
     }
 
     /// The code of what `board` holds in these cells: past the tables for
@@ -367,10 +370,7 @@ impl Ranked {
         })?;
         let mut words = vec![Word::default(); words(space.len()) as usize];
         for &board in boards {
-            if !space.holds(board) {
-                return None;
-            }
-            let rank = space.rank(board)?;
+            let rank = space.exact_rank(board)?;
             words[(rank / 64) as usize].bits |= 1 << (rank % 64);
         }
         let mut before = 0;
@@ -383,16 +383,18 @@ impl Ranked {
 
     /// The position of `board` in the layer, if it holds it.
     pub fn find(&self, board: u64) -> Option<usize> {
-        self.space
-            .holds(board)
-            .then(|| self.position(board))
-            .flatten()
+        self.at(self.space.exact_rank(board)?)
     }
 
     /// The same for a board of the layer's tile sum (see [`Space::rank`]).
     #[inline(always)]
     pub fn position(&self, board: u64) -> Option<usize> {
-        let rank = self.space.rank(board)?;
+        self.at(self.space.rank(board)?)
+    }
+
+    /// The position of the board of `rank`, if the layer holds it.
+    #[inline(always)]
+    fn at(&self, rank: u64) -> Option<usize> {
         let word = (rank / 64) as usize;
         let bit = 1 << (rank % 64);
         let Word { bits, before } = self.words[word];
@@ -472,6 +474,12 @@ mod tests {
         for (rank, pair) in boards.windows(2).enumerate() {
             assert!(pair[0] < pair[1]);
             assert_eq!(space.rank(pair[0]), Some(rank as u64));
+            assert_eq!(space.exact_rank(pair[0]), Some(rank as u64));
+            // A 2 more in its lowest empty cell: another sum.
+            let empty = (0..16).find(|&cell| pair[0] >> (4 * cell) & 0xF == 0);
+            if let Some(cell) = empty {
+                assert_eq!(space.exact_rank(pair[0] | 1 << (4 * cell)), None);
+            }
         }
         for &board in &boards {
             assert_eq!(large_nibbles(board), large, "{board:016x}");
