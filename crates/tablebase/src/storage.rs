@@ -691,6 +691,11 @@ impl Drop for AtomicFile {
 mod tests {
     use super::*;
 
+    /// Writes `layer` as a layer file of the test header at `precision`.
+    fn write_layer(path: &Path, precision: Precision, layer: &Solved) {
+        write(path, &header(precision), layer.boards(), layer.rates(), 3).unwrap();
+    }
+
     fn layer() -> Solved {
         let boards: Vec<u64> = (0..10_000u64).map(|i| 0xFFF0_0000 + i * i).collect();
         let rates = (0..10_000).map(|i| f64::from(i) / 10_000.0).collect();
@@ -734,7 +739,7 @@ mod tests {
             (Precision::U16, 1e-5),
         ] {
             let path = dir.path().join("layer.tbl");
-            write(&path, &header(precision), layer.boards(), layer.rates(), 3).unwrap();
+            write_layer(&path, precision, &layer);
             let file = LayerFile::open(&path).unwrap();
             assert_eq!(file.header(), &header(precision));
             let all = file.read_all().unwrap();
@@ -753,14 +758,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("layer.tbl");
         let layer = layer();
-        write(
-            &path,
-            &header(Precision::F64),
-            layer.boards(),
-            layer.rates(),
-            3,
-        )
-        .unwrap();
+        write_layer(&path, Precision::F64, &layer);
         let file = LayerFile::open(&path).unwrap();
         let boards = layer.boards();
         // Before, between, on and after the stored boards, in the first,
@@ -828,14 +826,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("layer.tbl");
         let layer = layer();
-        write(
-            &path,
-            &header(Precision::U32),
-            layer.boards(),
-            layer.rates(),
-            3,
-        )
-        .unwrap();
+        write_layer(&path, Precision::U32, &layer);
         let bytes = std::fs::read(&path).unwrap();
         let error = |bytes: &[u8]| {
             std::fs::write(&path, bytes).unwrap();
