@@ -466,10 +466,10 @@ const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
 /// ([`crate::rank::SPARE_BYTES`]).
 const RESERVE: u64 = (16 << 20) + 4 * crate::rank::SPARE_BYTES;
 
-/// Bytes per position of a layer solved whole: its boards and rates, and
-/// the solved copy of those above 0 with its lookups (36), with room for
-/// the allocator, which cannot always give freed layers back (measured: 32
-/// let L3-256 within 64 MiB peak 5% over).
+/// Bytes per position of a layer solved whole: its boards, rates and
+/// lookups (up to 20), and the copy of those above 0 that a pruned layer
+/// stores (16), with room for the allocator, which cannot always give
+/// freed layers back (measured: 32 let L3-256 within 64 MiB peak 5% over).
 const WHOLE_BYTES_PER_POSITION: u64 = 44;
 
 /// Bytes per position of a solved layer held for lookups: board, rate and

@@ -271,13 +271,15 @@ impl Reached {
         mut visit: impl FnMut(&[u64]) -> Result<(), E>,
     ) -> Result<u64, E> {
         let Self { space, mut bits } = self;
+        // The other threads' bitmaps are joined into one, a part at a time.
+        const PART: usize = 1 << 12;
         let mut marked = bits.pop().unwrap_or_default();
         marked
-            .par_chunks_mut(1 << 12)
+            .par_chunks_mut(PART)
             .enumerate()
             .for_each(|(at, words)| {
                 for other in &bits {
-                    for (word, &more) in words.iter_mut().zip(&other[at << 12..]) {
+                    for (word, &more) in words.iter_mut().zip(&other[at * PART..]) {
                         *word |= more;
                     }
                 }
