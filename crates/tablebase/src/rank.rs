@@ -12,7 +12,7 @@
 //! table gives the rank, and a bitmap of the ranks the layer holds, with
 //! counts, gives the board's position in the layer: no search, and the
 //! tables and the bitmap are a fraction of the layer's size. A lookup reads
-//! the halves' tables (about 0.5 MiB, which the caches keep), a word of the
+//! the halves' tables (about 0.4 MiB, which the caches keep), a word of the
 //! bitmap and the rate, where a binary search in an index bucket reads the
 //! bucket's start and five or six boards in a row before the rate, from a
 //! layer far larger than the caches (figures in docs/tablebase.md).
@@ -27,7 +27,7 @@ use crate::{LARGE, tile_sum};
 const MOST_FREE: u32 = 10;
 
 /// The most bytes a layer's rank lookups may take: their tables (about
-/// 0.7 MiB up to 256-tiles), and their bitmap, beyond [`SPARE_BYTES`], at
+/// 0.6 MiB up to 256-tiles), and their bitmap, beyond [`SPARE_BYTES`], at
 /// most [`MOST_BYTES_PER_POSITION`] a position (a bucket index takes a
 /// quarter of a byte). Small layers with large tables and layers that hold
 /// few of the boards of their sum keep the bucket index.
@@ -48,10 +48,10 @@ pub struct Space {
     large: u64,
     /// The high half of the free cells: for each of its contents, the
     /// ranks below those of that high half.
-    high: Half,
+    high: Half<u32>,
     /// The low half: for each of its contents, its rank among the low
     /// halves of its tile sum.
-    low: Half,
+    low: Half<u16>,
     /// Half the free tiles' sum.
     half_sum: u64,
     /// The number of boards.
@@ -73,7 +73,7 @@ impl Space {
         // No tile is over the sum.
         let top = u64::from(sum.max(1).ilog2());
         let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
-        let tables = Half::bytes(low_cells, top) + Half::bytes(high_cells, top);
+        let tables = Half::<u16>::bytes(low_cells, top) + Half::<u32>::bytes(high_cells, top);
         let count = boards_of_sum(cells, sum, top);
         if count >= u64::from(NONE) || !accept(tables, count) {
             return None;
@@ -83,12 +83,13 @@ impl Space {
         for _ in 0..low_cells {
             low |= 0xF << (free & !low).trailing_zeros();
         }
-        let mut per_sum = vec![0u64; (sum / 2 + 1) as usize];
+        // Low halves of every sum, even one over the space's: a board of
+        // the sum holds none, and `exact_rank` checks the sum apart.
+        let mut per_sum = vec![0u16; (u64::from(low_cells) << top) as usize / 2 + 1];
         let low = Half::new(low, top, |half| {
-            per_sum.get_mut((half / 2) as usize).map_or(NONE, |count| {
-                *count += 1;
-                (*count - 1) as u32
-            })
+            let count = &mut per_sum[(half / 2) as usize];
+            *count += 1;
+            *count - 1
         });
         let mut total = 0;
         let high = Half::new(free & !low.cells, top, |half| {
@@ -96,7 +97,9 @@ impl Space {
                 return NONE;
             };
             let below = total;
-            total += per_sum[(rest / 2) as usize];
+            total += per_sum
+                .get((rest / 2) as usize)
+                .map_or(0, |&count| u64::from(count));
             below as u32
         });
         debug_assert_eq!(total, count);
@@ -131,9 +134,9 @@ impl Space {
     /// (large tiles in their cells, none elsewhere, free tiles of the sum),
     /// whatever its sum.
     pub fn exact_rank(&self, board: u64) -> Option<u64> {
-        let [high, low] = [&self.high, &self.low].map(|half| half.code(board));
+        let (high, low) = (self.high.code(board), self.low.code(board));
         let half_sum = self.high.half_sum(high)? + self.low.half_sum(low)?;
-        // Of the sum, neither entry is NONE.
+        // Of the sum, the high entry is not NONE.
         (half_sum == self.half_sum && board & self.large == self.large)
             .then(|| u64::from(self.high.table[high]) + u64::from(self.low.table[low]))
     }
@@ -144,9 +147,9 @@ impl Space {
     pub fn boards(&self, bits: &[u64], mut visit: impl FnMut(u64)) -> u64 {
         // The low halves of each half sum, in increasing order.
         let mut lows = vec![Vec::new(); (self.half_sum + 1) as usize];
-        for ((nibbles, sum), entry) in self.low.entries() {
-            if entry != NONE {
-                lows[(sum / 2) as usize].push(nibbles);
+        for (nibbles, sum) in self.low.contents() {
+            if let Some(lows) = lows.get_mut((sum / 2) as usize) {
+                lows.push(nibbles);
             }
         }
         let mut visited = 0;
@@ -200,9 +203,9 @@ struct Word {
 }
 
 /// Some free cells, the code of what they hold among all their contents
-/// of tiles up to a largest, and a table by code.
+/// of tiles up to a largest, and a table by code of entries `E`.
 #[derive(Clone, Debug)]
-struct Half {
+struct Half<E> {
     /// The nibbles of the cells.
     cells: u64,
     /// The largest tile's exponent.
@@ -212,10 +215,12 @@ struct Half {
     /// table for a tile over the largest.
     first: Vec<u32>,
     rest: Vec<u32>,
-    /// By code: for the high half, the ranks below those of its content;
-    /// for the low half, its content's rank among the low halves of its
-    /// sum; [`NONE`] for a content whose sum is over the space's.
-    table: Vec<u32>,
+    /// By code: for the high half, the ranks below those of its content
+    /// ([`NONE`] for a content whose sum is over the space's); for the low
+    /// half, its content's rank among the low halves of its sum, at most
+    /// 509 (five cells), so 16 bits, which halve the table that the
+    /// lookups of every layer read.
+    table: Vec<E>,
     /// By code, half the content's tile sum, to check a board's sum apart
     /// from the lookups, which read `table` alone.
     half_sums: Vec<u16>,
@@ -224,11 +229,11 @@ struct Half {
 /// A code past every table.
 const OUTSIDE: u32 = 1 << 30;
 
-impl Half {
+impl<E: Copy + Into<u32>> Half<E> {
     /// The `cells` (nibbles) with tiles up to `2^top` (at most 2^14), each
     /// content's table entry from `entry(sum)` in increasing order of
     /// content.
-    fn new(cells: u64, top: u64, mut entry: impl FnMut(u64) -> u32) -> Self {
+    fn new(cells: u64, top: u64, mut entry: impl FnMut(u64) -> E) -> Self {
         let count = cells.count_ones() / 4;
         let radix = top + 1;
         let rest_cells = Self::rest_cells(count);
@@ -274,12 +279,12 @@ impl Half {
     fn bytes(count: u32, top: u64) -> u64 {
         let codes = 256 + (1 << (4 * Self::rest_cells(count)));
         let contents = (top + 1).pow(count);
-        (codes + contents) * size_of::<u32>() as u64 + contents * size_of::<u16>() as u64
+        codes * size_of::<u32>() as u64 + contents * (size_of::<E>() + size_of::<u16>()) as u64
     }
 
     /// Every content of the cells by code: a board's nibbles there and
     /// their tile sum.
-    fn contents(&self) -> impl Iterator<Item = (u64, u64)> + use<> {
+    fn contents(&self) -> impl Iterator<Item = (u64, u64)> + use<E> {
         let (cells, radix) = (self.cells, self.top + 1);
         let count = cells.count_ones() / 4;
         (0..radix.pow(count)).map(move |mut code| {
@@ -295,14 +300,17 @@ impl Half {
 
     /// Every content (nibbles and sum) with its table entry, by code.
     fn entries(&self) -> impl Iterator<Item = ((u64, u64), u32)> + '_ {
-        self.contents().zip(self.table.iter().copied())
+        self.contents()
+            .zip(self.table.iter().map(|&entry| entry.into()))
     }
 
     /// The entry of what `board` holds in these cells: [`NONE`] for a tile
     /// over the largest.
     #[inline(always)]
     fn entry(&self, board: u64) -> u32 {
-        self.table.get(self.code(board)).copied().unwrap_or(NONE)
+        self.table
+            .get(self.code(board))
+            .map_or(NONE, |&entry| entry.into())
     }
 
     /// Half the tile sum of the content of `code`, if it is one (no tile
@@ -327,8 +335,14 @@ const NONE: u32 = u32::MAX;
 /// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
 /// tile sum `sum`.
 fn boards_of_sum(cells: u32, sum: u64, top: u64) -> u64 {
-    // By half sum: the ways of the cells counted so far.
-    let mut ways = vec![0u64; (sum / 2 + 1) as usize];
+    ways_by_half_sum(cells, top, sum / 2)[(sum / 2) as usize]
+}
+
+/// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
+/// each half tile sum up to `most`.
+fn ways_by_half_sum(cells: u32, top: u64, most: u64) -> Vec<u64> {
+    // The ways of the cells counted so far.
+    let mut ways = vec![0u64; (most + 1) as usize];
     ways[0] = 1;
     for _ in 0..cells {
         for half in (0..ways.len()).rev() {
@@ -339,7 +353,7 @@ fn boards_of_sum(cells: u32, sum: u64, top: u64) -> u64 {
                 .sum::<u64>();
         }
     }
-    ways[(sum / 2) as usize]
+    ways
 }
 
 /// The tile of a free cell's nibble.
@@ -497,6 +511,14 @@ mod tests {
             marked.len() as u64
         );
         assert_eq!(back, marked);
+    }
+
+    /// The low half's entries fit 16 bits: whatever the largest tile, no
+    /// tile sum has more than 510 contents of five cells.
+    #[test]
+    fn low_halves_of_a_sum_fit_sixteen_bits() {
+        let ways = ways_by_half_sum(5, 14, 5 << 13);
+        assert_eq!(ways.iter().max(), Some(&510));
     }
 
     /// Against every content of five cells, and counts of ten cells made
