@@ -83,8 +83,9 @@ impl Space {
         for _ in 0..low_cells {
             low |= 0xF << (free & !low).trailing_zeros();
         }
-        // Low halves of every sum, even one over the space's: a board of
-        // the sum holds none, and `exact_rank` checks the sum apart.
+        // Each low half is ranked among those of its own sum, even a sum
+        // over the space's, which no board of the space holds (and which
+        // `exact_rank` tells by the sums): the count fits 16 bits.
         let mut per_sum = vec![0u16; (u64::from(low_cells) << top) as usize / 2 + 1];
         let low = Half::new(low, top, |half| {
             let count = &mut per_sum[(half / 2) as usize];
