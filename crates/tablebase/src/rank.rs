@@ -329,8 +329,9 @@ impl<E: Copy + Into<u32>> Half<E> {
     }
 }
 
-/// The entry of a content that no board of the space holds: whatever it
-/// is added to, the rank is past the space's boards.
+/// The entry of a high half that no board of the space holds, and of any
+/// content with a tile over the largest: whatever it is added to, the rank
+/// is past the space's boards.
 const NONE: u32 = u32::MAX;
 
 /// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
