@@ -35,12 +35,7 @@ fn kernels(c: &mut Criterion) {
         b.iter(|| generate::layer(&spec, &mover, index, black_box(after_two), after_four))
     });
     group.bench_function("generate layer by sorting", |b| {
-        b.iter(|| {
-            generate::merge(vec![
-                generate::run(&spec, &mover, index - 1, 1, black_box(after_two)),
-                generate::run(&spec, &mover, index - 2, 2, after_four),
-            ])
-        })
+        b.iter(|| generate::by_sorting(&spec, &mover, index, black_box(after_two), after_four))
     });
     let mut children = Vec::new();
     for &board in after_two {

@@ -110,7 +110,7 @@ pub fn empty_cells(board: u64) -> impl Iterator<Item = usize> {
 /// `index` is at least 1: layer 0 is the seeds.
 ///
 /// Marked by rank ([`Reached`]) where the formation allows it within
-/// [`REACHED_BYTES_PER_PARENT`], else sorted ([`run`], [`merge`]).
+/// [`REACHED_BYTES_PER_PARENT`], else sorted ([`by_sorting`]).
 pub fn layer(
     spec: &Spec,
     mover: &Mover,
@@ -133,6 +133,18 @@ pub fn layer(
             return boards;
         }
     }
+    by_sorting(spec, mover, index, after_two, after_four)
+}
+
+/// [`layer`] by listing and sorting the children ([`run`], [`merge`]),
+/// whatever the formation.
+pub fn by_sorting(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    after_two: &[u64],
+    after_four: &[u64],
+) -> Vec<u64> {
     let mut runs = vec![run(spec, mover, index - 1, 1, after_two)];
     if index >= 2 {
         runs.push(run(spec, mover, index - 2, 2, after_four));
@@ -344,13 +356,6 @@ mod tests {
     /// space is told.
     #[test]
     fn reached_layers_are_the_sorted_layers() {
-        let sorted = |spec: &Spec, mover: &Mover, index: usize, two: &[u64], four: &[u64]| {
-            let mut runs = vec![run(spec, mover, index - 1, 1, two)];
-            if index >= 2 {
-                runs.push(run(spec, mover, index - 2, 2, four));
-            }
-            merge(runs)
-        };
         for (name, target) in [("L3", 6), ("442", 6), ("3x3", 5), ("2x4", 5)] {
             let spec = Spec::new(crate::Formation::builtin(name).unwrap(), target, 0.1).unwrap();
             let mover = Mover::new(spec.formation().large());
@@ -363,7 +368,7 @@ mod tests {
                     _ => &empty,
                 };
                 let (two, four) = (parent(index.checked_sub(1)), parent(index.checked_sub(2)));
-                let expected = sorted(&spec, &mover, index, two, four);
+                let expected = by_sorting(&spec, &mover, index, two, four);
                 for pieces in [1, 3] {
                     let mut reached = Reached::new(&spec, index, u64::MAX).expect(name);
                     for parents in two.chunks(two.len().div_ceil(pieces).max(1)) {
