@@ -534,16 +534,9 @@ impl Solving<'_> {
         } else {
             solve::layer(spec, mover, index, boards, [next, after], batch_most)
         };
-        // Exact lengths: a solved layer may be held for the next two.
-        let kept = rates.iter().filter(|&&rate| rate > 0.0).count();
-        let (mut kept_boards, mut kept_rates) =
-            (Vec::with_capacity(kept), Vec::with_capacity(kept));
-        for (&board, rate) in boards.iter().zip(rates) {
-            if rate > 0.0 {
-                kept_boards.push(board);
-                kept_rates.push(rate);
-            }
-        }
+        let (kept_boards, kept_rates) = solve::kept(boards, &rates);
+        // Every position's rate is not held while the lookups are made.
+        drop(rates);
         Solved::new(kept_boards, kept_rates)
     }
 

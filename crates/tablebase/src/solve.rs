@@ -199,6 +199,42 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
     })
 }
 
+/// The positions of `boards` whose rate in `rates` is above 0, with their
+/// rates, in order: the positions a solved layer keeps. The vectors are of
+/// exact length, as a solved layer may be held for the next two, and are
+/// filled in parallel pieces, where a loop had been one of the steps of a
+/// layer that more threads did not shorten (docs/tablebase.md).
+pub fn kept(boards: &[u64], rates: &[f64]) -> (Vec<u64>, Vec<f64>) {
+    const PIECE: usize = 1 << 16;
+    let counts: Vec<usize> = rates
+        .par_chunks(PIECE)
+        .map(|rates| rates.iter().filter(|&&rate| rate > 0.0).count())
+        .collect();
+    let kept = counts.iter().sum();
+    let (mut kept_boards, mut kept_rates) = (vec![0; kept], vec![0.0; kept]);
+    // Each piece's share of the kept vectors.
+    let mut shares = Vec::with_capacity(counts.len());
+    let (mut boards_left, mut rates_left) = (&mut kept_boards[..], &mut kept_rates[..]);
+    for count in counts {
+        let (boards_share, boards_rest) = boards_left.split_at_mut(count);
+        let (rates_share, rates_rest) = rates_left.split_at_mut(count);
+        shares.push((boards_share, rates_share));
+        (boards_left, rates_left) = (boards_rest, rates_rest);
+    }
+    shares
+        .into_par_iter()
+        .zip(boards.par_chunks(PIECE).zip(rates.par_chunks(PIECE)))
+        .for_each(|((kept_boards, kept_rates), (boards, rates))| {
+            let kept = boards.iter().zip(rates).filter(|&(_, &rate)| rate > 0.0);
+            for ((to_board, to_rate), (&board, &rate)) in
+                kept_boards.iter_mut().zip(kept_rates.iter_mut()).zip(kept)
+            {
+                (*to_board, *to_rate) = (board, rate);
+            }
+        });
+    (kept_boards, kept_rates)
+}
+
 /// The rates of a horizon layer: 1 where the target shows, else 0.
 pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
     boards
@@ -490,6 +526,32 @@ mod tests {
 
     use super::*;
     use crate::Formation;
+
+    /// The positions kept are those a plain filter keeps, in order, over
+    /// several pieces, some keeping none and some all.
+    #[test]
+    fn positions_above_zero_are_kept_in_order() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(3);
+        let len = 300_000;
+        let boards: Vec<u64> = (0..len as u64).map(|at| at * 7 + 1).collect();
+        let rates: Vec<f64> = (0..len)
+            .map(|at| match at >> 16 {
+                1 => 0.0,
+                2 => 0.5,
+                _ => f64::from(u8::try_from(rng.next_u64() % 3).unwrap()) / 2.0,
+            })
+            .collect();
+        let (expected_boards, expected_rates): (Vec<u64>, Vec<f64>) = boards
+            .iter()
+            .zip(&rates)
+            .filter(|&(_, &rate)| rate > 0.0)
+            .unzip();
+        let (kept_boards, kept_rates) = kept(&boards, &rates);
+        assert_eq!(kept_boards, expected_boards);
+        assert_eq!(kept_rates, expected_rates);
+        assert!(kept_boards.len() > len / 3 && kept_boards.len() < len);
+        assert_eq!(kept(&[], &[]), (Vec::new(), Vec::new()));
+    }
 
     /// Batches grow with the child layers up to the cap, and the cap keeps
     /// a thread's scratch within the bytes it is given.
