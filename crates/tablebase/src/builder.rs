@@ -535,7 +535,7 @@ impl Solving<'_> {
             solve::layer(spec, mover, index, boards, [next, after], batch_most)
         };
         let (kept_boards, kept_rates) = solve::kept(boards, &rates);
-        // Every position's rate is not held while the lookups are made.
+        // Not held while the kept positions' lookups are built.
         drop(rates);
         Solved::new(kept_boards, kept_rates)
     }

@@ -204,8 +204,12 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
 /// exact length, as a solved layer may be held for the next two, and are
 /// filled in parallel pieces, where a loop had been one of the steps of a
 /// layer that more threads did not shorten (docs/tablebase.md).
-pub fn kept(boards: &[u64], rates: &[f64]) -> (Vec<u64>, Vec<f64>) {
+///
+/// # Panics
+/// If the lengths differ.
+pub(crate) fn kept(boards: &[u64], rates: &[f64]) -> (Vec<u64>, Vec<f64>) {
     const PIECE: usize = 1 << 16;
+    assert_eq!(boards.len(), rates.len(), "one rate per board");
     let counts: Vec<usize> = rates
         .par_chunks(PIECE)
         .map(|rates| rates.iter().filter(|&&rate| rate > 0.0).count())
