@@ -120,11 +120,11 @@ impl Space {
 
     /// The rank of `board`, a board of the space's tile sum, or `None` if
     /// it is not one of the boards: if it has a tile over the largest or a
-    /// high half over the sum, or lacks a large tile. A board of another sum may
-    /// get the rank of another board: the tables read hold no sums, which
-    /// halves them (whole builds took 2-5% less CPU), so callers ask for
-    /// boards of the right sum (the children of the layer before) or check
-    /// the sum ([`Space::exact_rank`]).
+    /// high half over the sum, or lacks a large tile. A board of another
+    /// sum may get the rank of another board: the tables read hold no
+    /// sums, which halves them (whole builds took 2-5% less CPU), so
+    /// callers ask for boards of the right sum (the children of the layer
+    /// before) or check the sum ([`Space::exact_rank`]).
     #[inline(always)]
     pub fn rank(&self, board: u64) -> Option<u64> {
         let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
