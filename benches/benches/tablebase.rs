@@ -13,7 +13,7 @@ use tablebase::{Formation, Mover, Spec, generate, memory, solve, sort};
 fn kernels(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("442").unwrap(), 7, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
-    let layers = memory::build(&spec);
+    let layers = memory::build::<f64>(&spec);
     // The largest layer that is generated from two expanded parents and
     // solved from two layers after it.
     let index = (2..layers.len() - 2)
@@ -74,7 +74,7 @@ fn kernels(c: &mut Criterion) {
 fn batched_solve(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("free8").unwrap(), 4, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
-    let layers = memory::build(&spec);
+    let layers = memory::build::<f64>(&spec);
     let index = (0..layers.len() - 2)
         .filter(|&i| !spec.is_horizon(i))
         .max_by_key(|&i| layers[i + 1].len())

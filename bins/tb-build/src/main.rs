@@ -13,7 +13,7 @@ use rand::{Rng as _, SeedableRng as _};
 use tablebase::builder::{self, Event, Options};
 use tablebase::solve::{self, Solved};
 use tablebase::storage::Precision;
-use tablebase::{Formation, Mover, Spec, Table, hex};
+use tablebase::{Fixed, Formation, Mover, Rate, Spec, Table, hex};
 
 /// Builds endgame tablebases as the 2048EndgameTablebase builder defines
 /// them (same success rates), and queries and checks built tables.
@@ -43,8 +43,8 @@ enum Command {
         /// Probability that a new tile is a 4
         #[arg(long, default_value_t = 0.1)]
         four_rate: f64,
-        /// How rates are stored: f64, f32, u32 (fixed point, the
-        /// reference's default) or u16
+        /// How rates are stored, and solved: f64, f32, u32 (fixed point,
+        /// the reference's default) or u16 (solved in f64)
         #[arg(long, default_value = "u32")]
         precision: Precision,
         /// Do not store positions whose rate is at or below this (0 to 1)
@@ -367,30 +367,57 @@ fn info(dir: &Path) -> anyhow::Result<()> {
 
 fn verify(dir: &Path, samples: usize) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
+    // In the type the table was solved in, as the builder did.
+    let checked = match table.manifest().options.precision {
+        Precision::F64 | Precision::U16 => recompute::<f64>(&table, samples)?,
+        Precision::F32 => recompute::<f32>(&table, samples)?,
+        Precision::U32 => recompute::<Fixed>(&table, samples)?,
+    };
+    println!(
+        "{}: {} layer files intact, {checked} positions recomputed from their children",
+        table.spec().name(),
+        table.spec().steps()
+    );
+    Ok(())
+}
+
+/// Recomputes `samples` random positions of each layer of `table` from
+/// the stored layers after it, in `R`, and checks them against their
+/// stored rates: exactly where the table stores the rates it was solved
+/// in (`Manifest::stores_solved_rates`), else within the precision.
+/// Returns the number of positions checked.
+fn recompute<R: Rate>(table: &Table, samples: usize) -> anyhow::Result<usize> {
     let spec = table.spec();
     let mover = Mover::new(spec.formation().large());
-    let options = table.manifest().options;
-    let tolerance = match options.precision {
-        Precision::F64 => 1e-12,
-        Precision::F32 => 1e-6,
-        Precision::U32 => 1e-8,
-        Precision::U16 => 1e-4,
+    let manifest = table.manifest();
+    let options = manifest.options;
+    let tolerance = if manifest.stores_solved_rates() {
+        0.0
+    } else {
+        match options.precision {
+            Precision::F64 => 1e-12,
+            Precision::F32 => 1e-6,
+            Precision::U32 => 1e-8,
+            Precision::U16 => 1e-4,
+        }
     };
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.steps() as u64);
-    let steps = spec.steps();
-    let (mut next, mut after) = (Solved::default(), Solved::default());
+    let (mut next, mut after) = (Solved::<R>::default(), Solved::default());
     let mut checked = 0;
-    for index in (0..steps).rev() {
-        let layer = table
+    for index in (0..spec.steps()).rev() {
+        let stored = table
             .layer(index)?
             .read_all()
             .with_context(|| format!("layer {index}"))?;
+        let rates = stored.rates().iter().map(|&rate| R::from_probability(rate));
+        let layer = Solved::new(stored.boards().to_vec(), rates.collect());
         if !spec.is_horizon(index) && !layer.is_empty() {
             for _ in 0..samples {
                 let position = (rng.next_u64() % layer.len() as u64) as usize;
                 let board = layer.boards()[position];
-                let stored = layer.rates()[position];
-                let recomputed = solve::rate(spec, &mover, board, index, &next, &after);
+                let stored = layer.rates()[position].probability();
+                let recomputed =
+                    solve::rate(spec, &mover, board, index, &next, &after).probability();
                 // Pruned children read as 0, so a pruned table can only
                 // recompute less.
                 let wrong = if options.prune > 0.0 {
@@ -409,9 +436,5 @@ fn verify(dir: &Path, samples: usize) -> anyhow::Result<()> {
         }
         after = std::mem::replace(&mut next, layer);
     }
-    println!(
-        "{}: {steps} layer files intact, {checked} positions recomputed from their children",
-        spec.name()
-    );
-    Ok(())
+    Ok(checked)
 }

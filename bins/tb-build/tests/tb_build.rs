@@ -233,6 +233,23 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     }
     let output = tb_build(&["build", "L3", "64", "-o", "t"], dir.path());
     assert!(text(&output.stderr).contains("holds another table"));
+
+    // A table of manifest version 1 (solved in f64 whatever its precision)
+    // is still read and verified, within its precision, but not built on.
+    let manifest = dir.path().join("t/table.json");
+    let text_of = std::fs::read_to_string(&manifest).unwrap();
+    assert!(text_of.contains("\"version\": 2"), "{text_of}");
+    std::fs::write(
+        &manifest,
+        text_of.replace("\"version\": 2", "\"version\": 1"),
+    )
+    .unwrap();
+    let output = tb_build(&["verify", "t"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(!output.status.success());
+    let err = text(&output.stderr);
+    assert!(err.contains("a table of manifest version 1"), "{err}");
 }
 
 #[test]

@@ -4,8 +4,8 @@
 //! A table is a folder: `table.json` (the manifest: what the table is and
 //! whether it is complete), `layer-NNNN.tbl` (the solved layers, see
 //! [`crate::storage`]) and, while building, `work/` with the
-//! generated layers (`boards-NNNN`), the full-precision rates of the
-//! layers solving still needs (`rates-NNNN`), the runs of a layer
+//! generated layers (`boards-NNNN`), the rates of the layers solving
+//! still needs, as solved (`rates-NNNN`), the runs of a layer
 //! generated in segments (`run-NNNN-NNNN`) and, when thinning to optimal
 //! lines, the boards reached (`reached-*`), the positions kept
 //! (`kept-NNNN`) and child layers unpacked (`unpacked-NNNN`). Every file is
@@ -27,10 +27,12 @@ use crate::work::{
     RatesFile, Runs, WordReader, WordWriter, boards_path, rates_path, remove_if_present,
     write_solved, write_words,
 };
-use crate::{Error, Formation, FormationSpec, Mover, Spec, generate, optimal};
+use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
 
-/// The manifest's format version.
-pub const MANIFEST_VERSION: u32 = 1;
+/// The manifest's format version: 2 since u32 and f32 tables are solved in
+/// their own type ([`crate::rate`]); tables of version 1 were solved in
+/// `f64` whatever their precision. Both are read.
+pub const MANIFEST_VERSION: u32 = 2;
 
 /// How a table is stored.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -127,16 +129,24 @@ impl Manifest {
             path: path.clone(),
             problem: format!("not a table manifest: {error}"),
         })?;
-        if manifest.version != MANIFEST_VERSION {
+        if !(1..=MANIFEST_VERSION).contains(&manifest.version) {
             return Err(Error::File {
                 path,
                 problem: format!(
-                    "manifest version {}, this build reads version {MANIFEST_VERSION}",
+                    "manifest version {}, this build reads versions 1 to {MANIFEST_VERSION}",
                     manifest.version
                 ),
             });
         }
         Ok(manifest)
+    }
+
+    /// Whether the stored rates are the very values the table was solved
+    /// in, so that a position recomputed from its stored children gives
+    /// its stored rate exactly: for every precision but `u16` (solved in
+    /// `f64`, rounded when stored), since manifest version 2.
+    pub fn stores_solved_rates(&self) -> bool {
+        self.version >= 2 && self.options.precision != Precision::U16
     }
 
     fn write(&self, dir: &Path) -> Result<(), Error> {
@@ -258,6 +268,16 @@ pub fn build(
     fs::create_dir_all(dir).map_err(io(dir))?;
     let manifest = Manifest::new(spec, options);
     match Manifest::read(dir) {
+        Ok(existing) if existing.version != MANIFEST_VERSION => {
+            return Err(Error::File {
+                path: manifest_path(dir),
+                problem: format!(
+                    "holds a table of manifest version {}, built by an earlier 2048lab whose \
+                     rates differ: build in another folder or remove it",
+                    existing.version
+                ),
+            });
+        }
         Ok(existing) => {
             let same = Manifest {
                 complete: existing.complete,
@@ -351,12 +371,65 @@ pub fn build(
         File::create(&generated_marker).map_err(io(&generated_marker))?;
     }
 
-    // Solving: from the horizon down, each layer from the two after it.
-    // A layer is solved whole when it and the two after it fit the budget
-    // (those two then stay in memory from the layers solved before);
-    // otherwise in segments, each fetching from the two layers' working
-    // files only the children it looks up.
-    let resume_at = steps - solved_before;
+    // Solving, in the type the table's precision is solved in
+    // ([`crate::rate`]: the reference's numbers).
+    let solve_all = match options.precision {
+        Precision::F64 | Precision::U16 => solve_all::<f64>,
+        Precision::F32 => solve_all::<f32>,
+        Precision::U32 => solve_all::<Fixed>,
+    };
+    let (stored, bytes) = solve_all(
+        spec,
+        &mover,
+        options,
+        dir,
+        steps - solved_before,
+        budget,
+        report,
+    )?;
+    summary.stored += stored;
+    summary.bytes += bytes;
+    if options.optimal_only {
+        let (stored, bytes) = optimal::thin(
+            spec,
+            dir,
+            &work,
+            options.level,
+            budget,
+            &mut |layer, kept, bytes| report(Event::Thinned { layer, kept, bytes }),
+        )?;
+        (summary.stored, summary.bytes) = (stored, bytes);
+    }
+    fs::remove_dir_all(&work).map_err(io(&work))?;
+    Manifest {
+        complete: true,
+        ..manifest
+    }
+    .write(dir)?;
+    summary.elapsed = start.elapsed();
+    summary.peak_memory = peak_resident_bytes();
+    Ok(summary)
+}
+
+/// Solves the layers of a generated table from the horizon down to
+/// layer 0, from `resume_at` (the lowest layer solved before, or `steps`),
+/// in `R`. A layer is solved whole when it and the two after it fit the
+/// budget (those two then stay in memory from the layers solved before);
+/// otherwise in segments, each fetching from the two layers' working files
+/// only the children it looks up. Returns the positions stored and the
+/// bytes of their files.
+fn solve_all<R: Rate>(
+    spec: &Spec,
+    mover: &Mover,
+    options: Options,
+    dir: &Path,
+    resume_at: usize,
+    budget: Option<u64>,
+    report: &mut dyn FnMut(Event),
+) -> Result<(u64, u64), Error> {
+    let steps = spec.steps();
+    let work = dir.join("work");
+    let mut total = (0, 0);
     let rates_of = |layer: usize| {
         (layer < steps)
             .then(|| RatesFile::open(&rates_path(&work, layer)))
@@ -381,7 +454,7 @@ pub fn build(
     let scratch = threads * solve::scratch_bytes(largest, batch_most);
     let budget = budget.map(|bytes| bytes.saturating_sub(scratch));
     // Layers index + 1 and index + 2, when in memory.
-    let mut held: [Option<Solved>; 2] = [None, None];
+    let mut held: [Option<Solved<R>>; 2] = [None, None];
     for index in (0..resume_at).rev() {
         let began = Instant::now();
         let parents = WordReader::open(&boards_path(&work, index))?;
@@ -396,7 +469,7 @@ pub fn build(
         });
         let solving = Solving {
             spec,
-            mover: &mover,
+            mover,
             index,
             batch_most,
             options,
@@ -416,10 +489,10 @@ pub fn build(
             stored
         } else {
             held = [None, None];
-            solving.in_segments(&parents, &children, segment_positions(budget))?
+            solving.in_segments::<R>(&parents, &children, segment_positions(budget))?
         };
-        summary.stored += stored.positions;
-        summary.bytes += stored.bytes;
+        total.0 += stored.positions;
+        total.1 += stored.bytes;
         report(Event::Solved {
             layer: index,
             positions: parents.len(),
@@ -432,26 +505,7 @@ pub fn build(
             remove_if_present(&done)?;
         }
     }
-    if options.optimal_only {
-        let (stored, bytes) = optimal::thin(
-            spec,
-            dir,
-            &work,
-            options.level,
-            budget,
-            &mut |layer, kept, bytes| report(Event::Thinned { layer, kept, bytes }),
-        )?;
-        (summary.stored, summary.bytes) = (stored, bytes);
-    }
-    fs::remove_dir_all(&work).map_err(io(&work))?;
-    Manifest {
-        complete: true,
-        ..manifest
-    }
-    .write(dir)?;
-    summary.elapsed = start.elapsed();
-    summary.peak_memory = peak_resident_bytes();
-    Ok(summary)
+    Ok(total)
 }
 
 /// Bytes of generated children per parent allowed for: up to 16 empty
@@ -521,7 +575,7 @@ struct Solving<'a> {
 impl Solving<'_> {
     /// The positions of `boards` whose rate is above 0 (a missing position
     /// reads as 0), given the two layers after.
-    fn solve(&self, boards: &[u64], next: &Solved, after: &Solved) -> Solved {
+    fn solve<R: Rate>(&self, boards: &[u64], next: &Solved<R>, after: &Solved<R>) -> Solved<R> {
         let Self {
             spec,
             mover,
@@ -554,19 +608,19 @@ impl Solving<'_> {
 
     /// Solves the layer whole, writes its working rates and its layer file,
     /// and returns it with what the file came to.
-    fn whole(
+    fn whole<R: Rate>(
         &self,
         parents: &WordReader,
-        next: &Solved,
-        after: &Solved,
-    ) -> Result<(Solved, Stored), Error> {
+        next: &Solved<R>,
+        after: &Solved<R>,
+    ) -> Result<(Solved<R>, Stored), Error> {
         let solved = self.solve(&parents.read_all()?, next, after);
         write_solved(&rates_path(self.work, self.index), &solved)?;
         // Pruned, the positions stored are a copy, which needs no lookups.
-        let pruned: (Vec<u64>, Vec<f64>);
+        let pruned: (Vec<u64>, Vec<R>);
         let (boards, rates) = if self.options.prune > 0.0 {
             pruned = (solved.boards().iter().zip(solved.rates()))
-                .filter(|&(_, &rate)| rate > self.options.prune)
+                .filter(|&(_, &rate)| rate.probability() > self.options.prune)
                 .unzip();
             (&pruned.0[..], &pruned.1[..])
         } else {
@@ -587,7 +641,7 @@ impl Solving<'_> {
     /// children it looks up, fetched from the two layers' working `rates`
     /// (`None` past the last layer); writes its working rates as they come,
     /// then its layer file from them. Returns what the file came to.
-    fn in_segments(
+    fn in_segments<R: Rate>(
         &self,
         parents: &WordReader,
         children: &[Option<RatesFile>; 2],
@@ -603,7 +657,7 @@ impl Solving<'_> {
         for start in (0..parents.len()).step_by(segment) {
             segments += 1;
             let boards = parents.read(start, segment.min(parents.len() - start))?;
-            let [next, after] = if spec.is_horizon(index) {
+            let [next, after]: [Solved<R>; 2] = if spec.is_horizon(index) {
                 [Solved::default(), Solved::default()]
             } else {
                 let wanted = solve::wanted(spec, mover, index, &boards);
@@ -615,7 +669,11 @@ impl Solving<'_> {
                 [fetch(0)?, fetch(1)?]
             };
             let solved = self.solve(&boards, &next, &after);
-            stored += solved.rates().iter().filter(|&&rate| rate > prune).count() as u64;
+            stored += solved
+                .rates()
+                .iter()
+                .filter(|&&rate| rate.probability() > prune)
+                .count() as u64;
             out.extend_solved(solved.boards(), solved.rates())?;
         }
         out.finish()?;
@@ -624,7 +682,7 @@ impl Solving<'_> {
             &layer_path(self.dir, index),
             &header,
             &RatesFile::open(&path)?,
-            |rate| rate > prune,
+            |rate: R| rate.probability() > prune,
             self.options.level,
         )?;
         Ok(Stored {
@@ -638,17 +696,17 @@ impl Solving<'_> {
 /// Writes the layer file of `header` from a layer's working rates, a piece
 /// at a time, with the positions whose rate `keep` accepts. Returns its
 /// size in bytes.
-pub(crate) fn store_layer(
+pub(crate) fn store_layer<R: Rate>(
     path: &Path,
     header: &LayerHeader,
     rates: &RatesFile,
-    keep: impl Fn(f64) -> bool,
+    keep: impl Fn(R) -> bool,
     level: i32,
 ) -> Result<u64, Error> {
     let mut writer = LayerWriter::create(path, header, level)?;
     for start in (0..rates.len()).step_by(STORE_PIECE) {
         let (boards, rates) = rates.read(start, STORE_PIECE.min(rates.len() - start))?;
-        let (boards, rates): (Vec<u64>, Vec<f64>) = boards
+        let (boards, rates): (Vec<u64>, Vec<R>) = boards
             .into_iter()
             .zip(rates)
             .filter(|&(_, rate)| keep(rate))

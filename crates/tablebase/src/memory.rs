@@ -1,12 +1,12 @@
 //! Whole tables built in memory: for small tables, tests and checks.
 
 use crate::solve::{self, Solved};
-use crate::{Mover, Spec, generate};
+use crate::{Mover, Rate, Spec, generate};
 
-/// Generates and solves every layer of `spec` in memory, keeping every
-/// position (zero rates included). Layer `i` of the result is layer `i` of
-/// the table.
-pub fn build(spec: &Spec) -> Vec<Solved> {
+/// Generates and solves every layer of `spec` in memory, in `R`
+/// ([`crate::rate`]), keeping every position (zero rates included). Layer
+/// `i` of the result is layer `i` of the table.
+pub fn build<R: Rate>(spec: &Spec) -> Vec<Solved<R>> {
     let mover = Mover::new(spec.formation().large());
     let steps = spec.steps();
     let mut boards: Vec<Vec<u64>> = vec![spec.formation().layer_zero()];
@@ -25,7 +25,7 @@ pub fn build(spec: &Spec) -> Vec<Solved> {
         );
         boards.push(layer);
     }
-    let mut solved: Vec<Solved> = vec![Solved::default(); steps];
+    let mut solved: Vec<Solved<R>> = vec![Solved::default(); steps];
     for index in (0..steps).rev() {
         let layer = std::mem::take(&mut boards[index]);
         let rates = if spec.is_horizon(index) {

@@ -112,7 +112,7 @@ pub fn thin(
             &layer_path(dir, index),
             &header,
             &RatesFile::open(&kept_path)?,
-            |_| true,
+            |_: f64| true,
             level,
         )?;
         for done in [

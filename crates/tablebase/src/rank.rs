@@ -432,7 +432,7 @@ mod tests {
     #[test]
     fn positions_are_found_exactly() {
         let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
-        let layers = crate::memory::build(&spec);
+        let layers = crate::memory::build::<f64>(&spec);
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
         let mut ranked_layers = 0;
         for (index, layer) in layers.iter().enumerate() {
@@ -563,7 +563,7 @@ mod tests {
         // A dense layer, then with one board of another sum or with its
         // large tiles elsewhere.
         let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
-        let layers = crate::memory::build(&spec);
+        let layers = crate::memory::build::<f64>(&spec);
         let layer = layers
             .iter()
             .max_by_key(|layer| layer.len())

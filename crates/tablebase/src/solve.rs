@@ -6,16 +6,28 @@ use rayon::prelude::*;
 use crate::generate::for_each_child;
 use crate::index::Index;
 use crate::rank::Ranked;
+use crate::rate::Rate;
 use crate::sort::sort_unique;
 use crate::{Mover, Spec};
 
 /// A solved layer in memory: sorted boards, their success rates (a board
-/// that is not there is worth 0), and what finds a board among them.
-#[derive(Clone, Debug, Default)]
-pub struct Solved {
+/// that is not there is worth 0) in the type the table is solved in
+/// ([`crate::rate`]), and what finds a board among them.
+#[derive(Clone, Debug)]
+pub struct Solved<R = f64> {
     boards: Vec<u64>,
-    rates: Vec<f64>,
+    rates: Vec<R>,
     lookup: Lookup,
+}
+
+impl<R> Default for Solved<R> {
+    fn default() -> Self {
+        Self {
+            boards: Vec::new(),
+            rates: Vec::new(),
+            lookup: Lookup::default(),
+        }
+    }
 }
 
 /// How a layer finds a board's position.
@@ -33,12 +45,12 @@ impl Default for Lookup {
     }
 }
 
-impl Solved {
+impl<R: Rate> Solved<R> {
     /// A solved layer of sorted `boards` and their `rates`.
     ///
     /// # Panics
     /// If the lengths differ.
-    pub fn new(boards: Vec<u64>, rates: Vec<f64>) -> Self {
+    pub fn new(boards: Vec<u64>, rates: Vec<R>) -> Self {
         assert_eq!(boards.len(), rates.len(), "one rate per board");
         let lookup = match Ranked::new(&boards) {
             Some(ranked) => Lookup::Ranks(Box::new(ranked)),
@@ -56,8 +68,8 @@ impl Solved {
         &self.boards
     }
 
-    /// Their success probabilities.
-    pub fn rates(&self) -> &[f64] {
+    /// Their success rates.
+    pub fn rates(&self) -> &[R] {
         &self.rates
     }
 
@@ -78,10 +90,10 @@ impl Solved {
     }
 
     /// The rate of a canonical `board`: 0 if the layer lacks it.
-    pub fn rate(&self, board: u64) -> f64 {
+    pub fn rate(&self, board: u64) -> R {
         match &self.lookup {
             Lookup::Buckets(index) => self.rate_in(index, board, index.bucket(board)),
-            Lookup::Ranks(ranked) => ranked.find(board).map_or(0.0, |at| self.rates[at]),
+            Lookup::Ranks(ranked) => ranked.find(board).map_or(R::default(), |at| self.rates[at]),
         }
     }
 
@@ -89,21 +101,23 @@ impl Solved {
     /// spawned and moved): [`Solved::rate`] for a board known to have the
     /// layer's tile sum, which lookups by rank then need not check.
     #[inline(always)]
-    pub(crate) fn child_rate(&self, child: u64) -> f64 {
+    pub(crate) fn child_rate(&self, child: u64) -> R {
         match &self.lookup {
             Lookup::Buckets(index) => self.rate_in(index, child, index.bucket(child)),
-            Lookup::Ranks(ranked) => ranked.position(child).map_or(0.0, |at| self.rates[at]),
+            Lookup::Ranks(ranked) => ranked
+                .position(child)
+                .map_or(R::default(), |at| self.rates[at]),
         }
     }
 
     /// The rate of a canonical `board` whose bucket in `index` is `bucket`.
     #[inline]
-    fn rate_in(&self, index: &Index, board: u64, bucket: usize) -> f64 {
+    fn rate_in(&self, index: &Index, board: u64, bucket: usize) -> R {
         let range = index.bucket_range(bucket);
         let start = range.start;
         match self.boards[range].binary_search(&board) {
             Ok(found) => self.rates[start + found],
-            Err(_) => 0.0,
+            Err(_) => R::default(),
         }
     }
 
@@ -121,20 +135,21 @@ impl Solved {
 }
 
 /// A position's rate from the best move after each spawn, cell by cell
-/// (`with_two[k]` and `with_four[k]` for its `k`-th empty cell): the
-/// spawn-weighted average over the cells, 0 without any.
+/// (`with_two[k]` and `with_four[k]` for its `k`-th empty cell, in the
+/// rate type's units): the spawn-weighted average over the cells, 0
+/// without any. The operations are the reference's, in its order.
 #[inline(always)]
-fn average(four: f64, with_two: &[f64], with_four: &[f64]) -> f64 {
+fn average<R: Rate>(four: f64, with_two: &[f64], with_four: &[f64]) -> R {
     if with_two.is_empty() {
-        return 0.0;
+        return R::default();
     }
     let sum = with_two
         .iter()
         .zip(with_four)
         .fold(0.0f64, |sum, (&two, &after_four)| {
-            sum + ((1.0 - four) * two + four * after_four)
+            sum + two * (1.0 - four) + after_four * four
         });
-    sum / with_two.len() as f64
+    R::from_units(sum / with_two.len() as f64)
 }
 
 /// The success probability of `board` in layer `index`, given the two
@@ -144,21 +159,21 @@ fn average(four: f64, with_two: &[f64], with_four: &[f64]) -> f64 {
 /// One position at a time; [`layer`] solves many together, with the same
 /// numbers bit for bit.
 #[inline]
-pub fn rate(
+pub fn rate<R: Rate>(
     spec: &Spec,
     mover: &Mover,
     board: u64,
     index: usize,
-    next: &Solved,
-    after: &Solved,
-) -> f64 {
+    next: &Solved<R>,
+    after: &Solved<R>,
+) -> R {
     if spec.is_won(board, index) {
-        return 1.0;
+        return R::ONE;
     }
     let mut best = [[0.0f64; 16]; 2];
     let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
         let layer = if side == 0 { next } else { after };
-        best[side][cell] = best[side][cell].max(layer.child_rate(child));
+        best[side][cell] = best[side][cell].max(layer.child_rate(child).units());
     });
     average(spec.four_rate(), &best[0][..cells], &best[1][..cells])
 }
@@ -207,15 +222,16 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
 ///
 /// # Panics
 /// If the lengths differ.
-pub(crate) fn kept(boards: &[u64], rates: &[f64]) -> (Vec<u64>, Vec<f64>) {
+pub(crate) fn kept<R: Rate>(boards: &[u64], rates: &[R]) -> (Vec<u64>, Vec<R>) {
     const PIECE: usize = 1 << 16;
     assert_eq!(boards.len(), rates.len(), "one rate per board");
+    let zero = R::default();
     let counts: Vec<usize> = rates
         .par_chunks(PIECE)
-        .map(|rates| rates.iter().filter(|&&rate| rate > 0.0).count())
+        .map(|rates| rates.iter().filter(|&&rate| rate > zero).count())
         .collect();
     let kept = counts.iter().sum();
-    let (mut kept_boards, mut kept_rates) = (vec![0; kept], vec![0.0; kept]);
+    let (mut kept_boards, mut kept_rates) = (vec![0; kept], vec![zero; kept]);
     // Each piece's share of the kept vectors.
     let mut shares = Vec::with_capacity(counts.len());
     let (mut boards_left, mut rates_left) = (&mut kept_boards[..], &mut kept_rates[..]);
@@ -229,7 +245,7 @@ pub(crate) fn kept(boards: &[u64], rates: &[f64]) -> (Vec<u64>, Vec<f64>) {
         .into_par_iter()
         .zip(boards.par_chunks(PIECE).zip(rates.par_chunks(PIECE)))
         .for_each(|((kept_boards, kept_rates), (boards, rates))| {
-            let kept = boards.iter().zip(rates).filter(|&(_, &rate)| rate > 0.0);
+            let kept = boards.iter().zip(rates).filter(|&(_, &rate)| rate > zero);
             for ((to_board, to_rate), (&board, &rate)) in
                 kept_boards.iter_mut().zip(kept_rates.iter_mut()).zip(kept)
             {
@@ -240,10 +256,16 @@ pub(crate) fn kept(boards: &[u64], rates: &[f64]) -> (Vec<u64>, Vec<f64>) {
 }
 
 /// The rates of a horizon layer: 1 where the target shows, else 0.
-pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
+pub fn horizon<R: Rate>(spec: &Spec, boards: &[u64]) -> Vec<R> {
     boards
         .par_iter()
-        .map(|&board| f64::from(u8::from(spec.formation().shows(board, spec.target()))))
+        .map(|&board| {
+            if spec.formation().shows(board, spec.target()) {
+                R::ONE
+            } else {
+                R::default()
+            }
+        })
         .collect()
 }
 
@@ -261,14 +283,14 @@ pub fn horizon(spec: &Spec, boards: &[u64]) -> Vec<f64> {
 /// [`scratch_bytes`] for them. Child layers that fit the caches, or whose
 /// boards are found by rank (layers whose large tiles never move), are
 /// looked up as the parents come, which saves the listing.
-pub fn layer(
+pub fn layer<R: Rate>(
     spec: &Spec,
     mover: &Mover,
     index: usize,
     boards: &[u64],
-    [next, after]: [&Solved; 2],
+    [next, after]: [&Solved<R>; 2],
     most: usize,
-) -> Vec<f64> {
+) -> Vec<R> {
     if [next, after]
         .iter()
         .all(|layer| layer.is_ranked() || layer.len() <= CACHED)
@@ -286,7 +308,7 @@ pub fn layer(
     let item = (batch / CHILDREN_PER_PARENT)
         .min(boards.len().div_ceil(4 * threads))
         .max(1 << 12);
-    let mut rates = vec![0.0; boards.len()];
+    let mut rates = vec![R::default(); boards.len()];
     rates
         .par_chunks_mut(item)
         .zip(boards.par_chunks(item))
@@ -330,7 +352,7 @@ const CHILDREN_PER_PARENT: usize = 4;
 /// free8-32's largest layers (7 million positions) then solved in 560-640
 /// ns a position, against 310-390 with batches of 2^21 (one thread); whole
 /// builds, docs/tablebase.md.
-fn batch(layers: [&Solved; 2], most: usize) -> usize {
+fn batch<R: Rate>(layers: [&Solved<R>; 2], most: usize) -> usize {
     children_per_batch(layers[0].len().max(layers[1].len()), most)
 }
 
@@ -396,7 +418,8 @@ struct Sweep {
     counts: Vec<u32>,
     /// The region of each wanted child.
     regions: Vec<u32>,
-    /// For each cell slot, the best rate after a 2 and after a 4.
+    /// For each cell slot, the best rate after a 2 and after a 4, in the
+    /// rate type's units.
     best: [Vec<f64>; 2],
 }
 
@@ -404,15 +427,15 @@ impl Sweep {
     /// The rates of `parents` (of layer `index`) into `out`, a batch of
     /// them at a time (of at most `batch` children a spawn).
     #[allow(clippy::too_many_arguments)]
-    fn solve(
+    fn solve<R: Rate>(
         &mut self,
         spec: &Spec,
         mover: &Mover,
         index: usize,
         parents: &[u64],
-        layers: [&Solved; 2],
+        layers: [&Solved<R>; 2],
         batch: usize,
-        out: &mut [f64],
+        out: &mut [R],
     ) {
         let mut start = 0;
         while start < parents.len() {
@@ -425,7 +448,7 @@ impl Sweep {
             for ((&board, rate), cells) in batch.zip(self.firsts.windows(2)) {
                 let cells = cells[0] as usize..cells[1] as usize;
                 *rate = if spec.is_won(board, index) {
-                    1.0
+                    R::ONE
                 } else {
                     average(four, &self.best[0][cells.clone()], &self.best[1][cells])
                 };
@@ -483,13 +506,13 @@ impl Sweep {
 
     /// Looks up the listed children of `side` in `layer`, keeping each
     /// slot's best.
-    fn look_up(&mut self, side: usize, layer: &Solved) {
+    fn look_up<R: Rate>(&mut self, side: usize, layer: &Solved<R>) {
         let (wanted, best) = (&mut self.wanted[side], &mut self.best[side]);
         let Lookup::Buckets(index) = &layer.lookup else {
             // A rank costs no search, which grouping by region would help.
             for entry in wanted.iter() {
                 let best = &mut best[entry.slot as usize];
-                *best = best.max(layer.child_rate(entry.child));
+                *best = best.max(layer.child_rate(entry.child).units());
             }
             return;
         };
@@ -519,7 +542,11 @@ impl Sweep {
         }
         for entry in &self.grouped {
             let best = &mut best[entry.slot as usize];
-            *best = best.max(layer.rate_in(index, entry.child, entry.bucket as usize));
+            *best = best.max(
+                layer
+                    .rate_in(index, entry.child, entry.bucket as usize)
+                    .units(),
+            );
         }
     }
 }
@@ -554,7 +581,7 @@ mod tests {
         assert_eq!(kept_boards, expected_boards);
         assert_eq!(kept_rates, expected_rates);
         assert!(kept_boards.len() > len / 3 && kept_boards.len() < len);
-        assert_eq!(kept(&[], &[]), (Vec::new(), Vec::new()));
+        assert_eq!(kept::<f64>(&[], &[]), (Vec::new(), Vec::new()));
     }
 
     /// Batches grow with the child layers up to the cap, and the cap keeps

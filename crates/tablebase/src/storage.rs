@@ -11,8 +11,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use crate::Error;
 use crate::solve::Solved;
+use crate::{Error, Rate};
 
 /// The first eight bytes of every layer file.
 pub const MAGIC: [u8; 8] = *b"2048labT";
@@ -133,7 +133,7 @@ pub fn write(
     path: &Path,
     header: &LayerHeader,
     boards: &[u64],
-    rates: &[f64],
+    rates: &[impl Rate],
     level: i32,
 ) -> Result<u64, Error> {
     let mut writer = LayerWriter::create(path, header, level)?;
@@ -215,14 +215,15 @@ impl LayerWriter {
     ///
     /// # Panics
     /// If the lengths differ.
-    pub fn push(&mut self, boards: &[u64], rates: &[f64]) -> Result<(), Error> {
+    pub fn push(&mut self, boards: &[u64], rates: &[impl Rate]) -> Result<(), Error> {
         assert_eq!(boards.len(), rates.len(), "one rate per board");
         for (boards, rates) in boards
             .chunks(BATCH * BLOCK)
             .zip(rates.chunks(BATCH * BLOCK))
         {
             self.boards.extend_from_slice(boards);
-            self.rates.extend_from_slice(rates);
+            self.rates
+                .extend(rates.iter().map(|&rate| rate.probability()));
             if self.boards.len() >= BATCH * BLOCK {
                 self.write_blocks(BATCH * BLOCK)?;
             }
@@ -572,11 +573,11 @@ fn checksum(file: &File, len: u64) -> io::Result<u32> {
 /// layer stored in pieces, where `fences` are the pieces' first boards and
 /// `read` gives one piece's boards and rates: only the pieces where some
 /// wanted board would be are read, each once.
-pub(crate) fn fetch(
+pub(crate) fn fetch<R: Rate>(
     fences: &[u64],
     wanted: &[u64],
-    mut read: impl FnMut(usize) -> Result<(Vec<u64>, Vec<f64>), Error>,
-) -> Result<Solved, Error> {
+    mut read: impl FnMut(usize) -> Result<(Vec<u64>, Vec<R>), Error>,
+) -> Result<Solved<R>, Error> {
     let (mut boards, mut rates) = (Vec::new(), Vec::new());
     // Boards before the first piece are not held.
     let mut rest = &wanted

@@ -1,11 +1,12 @@
 //! The working files of a build, in its `work/` folder: the generated
-//! layers (`boards-NNNN`, sorted boards), the full-precision rates of the
-//! solved layers that solving still needs (`rates-NNNN`, sorted pairs of
-//! board and rate bits) and the sorted runs of a layer generated in
-//! segments (`run-NNNN-NNNN`); while thinning to optimal lines
-//! ([`crate::optimal`]), the boards reached (`reached-NNNN` and its runs),
-//! the positions kept (`kept-NNNN`) and child layers unpacked from their
-//! layer files (`unpacked-NNNN`), both as rates.
+//! layers (`boards-NNNN`, sorted boards), the rates of the solved layers
+//! that solving still needs (`rates-NNNN`, sorted pairs of board and rate
+//! bits, in the type the table is solved in: [`crate::rate`]) and the
+//! sorted runs of a layer generated in segments (`run-NNNN-NNNN`); while
+//! thinning to optimal lines ([`crate::optimal`]), the boards reached
+//! (`reached-NNNN` and its runs), the positions kept (`kept-NNNN`) and
+//! child layers unpacked from their layer files (`unpacked-NNNN`), both as
+//! rates.
 //!
 //! All are little-endian u64 words, written under a temporary name and
 //! renamed when complete, and read whole or a piece at a time: a build
@@ -16,9 +17,9 @@ use std::io::{self, BufWriter, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::Error;
 use crate::solve::Solved;
 use crate::storage::AtomicFile;
+use crate::{Error, Rate};
 
 /// The generated boards of layer `index`.
 pub fn boards_path(work: &Path, index: usize) -> PathBuf {
@@ -75,7 +76,7 @@ impl WordWriter {
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
-    pub fn extend_solved(&mut self, boards: &[u64], rates: &[f64]) -> Result<(), Error> {
+    pub fn extend_solved<R: Rate>(&mut self, boards: &[u64], rates: &[R]) -> Result<(), Error> {
         boards
             .iter()
             .zip(rates)
@@ -102,7 +103,7 @@ impl WordWriter {
 ///
 /// # Errors
 /// [`Error::Io`] naming the file.
-pub fn write_solved(path: &Path, solved: &Solved) -> Result<(), Error> {
+pub fn write_solved<R: Rate>(path: &Path, solved: &Solved<R>) -> Result<(), Error> {
     let mut writer = WordWriter::create(path)?;
     writer.extend_solved(solved.boards(), solved.rates())?;
     writer.finish()
@@ -376,14 +377,14 @@ impl RatesFile {
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
-    pub fn read(&self, start: usize, count: usize) -> Result<(Vec<u64>, Vec<f64>), Error> {
+    pub fn read<R: Rate>(&self, start: usize, count: usize) -> Result<(Vec<u64>, Vec<R>), Error> {
         let (mut boards, mut rates) = (Vec::with_capacity(count), Vec::with_capacity(count));
         let mut board = true;
         self.words.visit(2 * start, 2 * count, |word| {
             if board {
                 boards.push(word);
             } else {
-                rates.push(f64::from_bits(word));
+                rates.push(R::from_bits(word));
             }
             board = !board;
         })?;
@@ -394,7 +395,7 @@ impl RatesFile {
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
-    pub fn read_all(&self) -> Result<Solved, Error> {
+    pub fn read_all<R: Rate>(&self) -> Result<Solved<R>, Error> {
         let (boards, rates) = self.read(0, self.len())?;
         Ok(Solved::new(boards, rates))
     }
@@ -405,7 +406,7 @@ impl RatesFile {
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
-    pub fn fetch(&self, wanted: &[u64]) -> Result<Solved, Error> {
+    pub fn fetch<R: Rate>(&self, wanted: &[u64]) -> Result<Solved<R>, Error> {
         crate::storage::fetch(&self.fences, wanted, |piece| {
             let start = piece * FETCH;
             self.read(start, FETCH.min(self.len() - start))
@@ -442,7 +443,7 @@ mod tests {
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
-        let fetched = file.fetch(&wanted).unwrap();
+        let fetched = file.fetch::<f64>(&wanted).unwrap();
         let expected: Vec<u64> = wanted
             .iter()
             .copied()
@@ -452,7 +453,7 @@ mod tests {
         for (&board, &rate) in fetched.boards().iter().zip(fetched.rates()) {
             assert_eq!(rate, all.rate(board));
         }
-        assert!(file.fetch(&[]).unwrap().is_empty());
+        assert!(file.fetch::<f64>(&[]).unwrap().is_empty());
     }
 
     #[test]

@@ -1,9 +1,10 @@
 //! The builder against a brute-force solver written plainly: recursive
-//! expectimax over plain 4x4 arrays, memoised, without symmetries.
+//! expectimax over plain 4x4 arrays, memoised, without symmetries, in the
+//! reference's arithmetic for each precision.
 
 use std::collections::HashMap;
 
-use tablebase::{Canon, Formation, FormationSpec, Large, Spec, hex, memory};
+use tablebase::{Canon, Fixed, Formation, FormationSpec, Large, Rate, Spec, hex, memory};
 
 type Grid = [[u8; 4]; 4];
 
@@ -75,8 +76,38 @@ fn moves(board: u64, large: Large) -> [u64; 4] {
     results.map(|g| raw(&g))
 }
 
+/// How the reference computes a table of each precision: in the stored
+/// type, a rate being a number of that type's units (1, or 4,000,000,000
+/// in fixed point) and each position's average cast back to the type.
+#[derive(Clone, Copy, Debug)]
+enum Arithmetic {
+    F64,
+    F32,
+    U32,
+}
+
+impl Arithmetic {
+    /// A won position's rate.
+    fn one(self) -> f64 {
+        match self {
+            Self::F64 | Self::F32 => 1.0,
+            Self::U32 => 4e9,
+        }
+    }
+
+    /// The C++ cast of an average to the type.
+    fn cast(self, average: f64) -> f64 {
+        match self {
+            Self::F64 => average,
+            Self::F32 => f64::from(average as f32),
+            Self::U32 => f64::from(average as u32),
+        }
+    }
+}
+
 struct Brute<'a> {
     spec: &'a Spec,
+    arithmetic: Arithmetic,
     memo: HashMap<(u64, usize), f64>,
 }
 
@@ -115,10 +146,11 @@ impl Brute<'_> {
             return rate;
         }
         let steps = self.spec.steps();
+        let one = self.arithmetic.one();
         let rate = if layer + 2 >= steps {
-            f64::from(u8::from(self.shows(board)))
+            if self.shows(board) { one } else { 0.0 }
         } else if layer > self.spec.docheck() && self.shows(board) {
-            1.0
+            one
         } else {
             let empty: Vec<usize> = (0..16)
                 .filter(|&cell| (board >> (4 * cell)) & 0xF == 0)
@@ -128,12 +160,13 @@ impl Brute<'_> {
             for &cell in &empty {
                 let two = self.best(board | 1 << (4 * cell), layer + 1);
                 let with_four = self.best(board | 2 << (4 * cell), layer + 2);
-                sum += (1.0 - four) * two + four * with_four;
+                sum += two * (1.0 - four);
+                sum += with_four * four;
             }
             if empty.is_empty() {
                 0.0
             } else {
-                sum / empty.len() as f64
+                self.arithmetic.cast(sum / empty.len() as f64)
             }
         };
         self.memo.insert((board, layer), rate);
@@ -142,12 +175,27 @@ impl Brute<'_> {
 }
 
 /// Builds `formation` for `target` and checks every position of every
-/// layer (up to `sample` per layer) and every seed against brute force.
+/// layer (up to `sample` per layer) and every seed against brute force,
+/// within 1e-12 in `f64`.
 fn check(formation: Formation, target: u8, four_rate: f64, sample: usize) {
+    check_in::<f64>(formation, target, four_rate, sample, Arithmetic::F64, 1e-12);
+}
+
+/// [`check`] in `R`, against brute force in `arithmetic`, within
+/// `tolerance` (as a probability; 0: bit for bit).
+fn check_in<R: Rate>(
+    formation: Formation,
+    target: u8,
+    four_rate: f64,
+    sample: usize,
+    arithmetic: Arithmetic,
+    tolerance: f64,
+) {
     let spec = Spec::new(formation, target, four_rate).unwrap();
-    let layers = memory::build(&spec);
+    let layers = memory::build::<R>(&spec);
     let mut brute = Brute {
         spec: &spec,
+        arithmetic,
         memo: HashMap::new(),
     };
     let mut checked = 0;
@@ -155,15 +203,15 @@ fn check(formation: Formation, target: u8, four_rate: f64, sample: usize) {
     for (index, layer) in layers.iter().enumerate() {
         let step = (layer.len() / sample).max(1);
         for (&board, &rate) in layer.boards().iter().zip(layer.rates()).step_by(step) {
-            let expected = brute.rate(board, index);
+            let (rate, expected) = (rate.units(), brute.rate(board, index));
             assert!(
-                (rate - expected).abs() < 1e-12,
-                "{} layer {index} board {}: built {rate}, brute force {expected}",
+                (rate - expected).abs() <= tolerance * arithmetic.one(),
+                "{} layer {index} board {}: built {rate}, brute force {expected} ({arithmetic:?})",
                 spec.name(),
                 hex::format(board)
             );
             checked += 1;
-            positive += usize::from(rate > 0.0 && rate < 1.0);
+            positive += usize::from(rate > 0.0 && rate < arithmetic.one());
         }
     }
     assert!(
@@ -193,6 +241,30 @@ brute_force_tests! {
     variant_3x3: "3x3", 8, 5, 0.1;
     variant_3x4: "3x4", 4, 5, 0.1;
     four_rate_is_a_parameter: "L3", 4, 5, 0.25;
+}
+
+/// u32 and f32 tables hold the reference's numbers, bit for bit: solved
+/// from children in the stored type, each average cast back (truncated to
+/// u32), on formations without symmetries (where the brute force adds a
+/// position's cells in the builder's order). A u32 table is not the f64
+/// table rounded.
+#[test]
+fn u32_and_f32_tables_are_solved_as_the_reference_solves_them() {
+    for (name, target) in [("L3", 5), ("442", 5), ("4442", 4)] {
+        let formation = || Formation::builtin(name).unwrap().with_extra_steps(6);
+        check_in::<Fixed>(formation(), target, 0.1, 60, Arithmetic::U32, 0.0);
+        check_in::<f32>(formation(), target, 0.1, 60, Arithmetic::F32, 0.0);
+        check_in::<f64>(formation(), target, 0.1, 60, Arithmetic::F64, 0.0);
+        let spec = Spec::new(formation(), target, 0.1).unwrap();
+        let (fixed, float) = (memory::build::<Fixed>(&spec), memory::build::<f64>(&spec));
+        let rounded_differently = fixed
+            .iter()
+            .zip(&float)
+            .flat_map(|(fixed, float)| fixed.rates().iter().zip(float.rates()))
+            .filter(|&(fixed, float)| *fixed != Fixed::from_probability(*float))
+            .count();
+        assert!(rounded_differently > 1000, "{name}: {rounded_differently}");
+    }
 }
 
 /// Full symmetry on a free formation small enough for brute force: four

@@ -60,3 +60,58 @@ fn every_orientation_gets_the_same_rates_for_the_same_moves() {
         layer.rates()[0]
     );
 }
+
+/// Each precision's table holds the rates solved in its type
+/// (`tablebase::rate`), the u32 table the reference's fixed point.
+#[test]
+fn stored_rates_are_those_solved_in_the_precisions_type() {
+    use tablebase::storage::Precision;
+    use tablebase::{Fixed, Rate, memory};
+
+    fn stored(spec: &Spec, precision: Precision) -> Vec<(u64, f64)> {
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            precision,
+            ..Options::default()
+        };
+        builder::build(spec, dir.path(), options, None, &mut |_| {}).unwrap();
+        let table = Table::open(dir.path()).unwrap();
+        (0..spec.steps())
+            .flat_map(|index| {
+                let layer = table.layer(index).unwrap().read_all().unwrap();
+                layer
+                    .boards()
+                    .iter()
+                    .copied()
+                    .zip(layer.rates().to_vec())
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    fn solved<R: Rate>(spec: &Spec) -> Vec<(u64, f64)> {
+        memory::build::<R>(spec)
+            .iter()
+            .flat_map(|layer| {
+                let rates = layer.rates().iter().map(|rate| rate.probability());
+                layer
+                    .boards()
+                    .iter()
+                    .copied()
+                    .zip(rates)
+                    .collect::<Vec<_>>()
+            })
+            .filter(|&(_, rate)| rate > 0.0)
+            .collect()
+    }
+
+    let spec = Spec::new(
+        Formation::builtin("442").unwrap().with_extra_steps(8),
+        5,
+        0.1,
+    )
+    .unwrap();
+    assert_eq!(stored(&spec, Precision::U32), solved::<Fixed>(&spec));
+    assert_eq!(stored(&spec, Precision::F32), solved::<f32>(&spec));
+    assert_eq!(stored(&spec, Precision::F64), solved::<f64>(&spec));
+}
