@@ -463,8 +463,8 @@ fn solve_all<R: Rate>(
             .each_ref()
             .map(|file| file.as_ref().map_or(0, RatesFile::len));
         let whole = budget.is_none_or(|bytes| {
-            WHOLE_BYTES_PER_POSITION * parents.len() as u64
-                + HELD_BYTES_PER_POSITION * (lens[0] + lens[1]) as u64
+            whole_bytes_per_position::<R>() * parents.len() as u64
+                + held_bytes_per_position::<R>() * (lens[0] + lens[1]) as u64
                 <= bytes
         });
         let solving = Solving {
@@ -520,16 +520,21 @@ const CHILD_BYTES_PER_PARENT: u64 = 2 * 8 * 48;
 /// ([`crate::rank::SPARE_BYTES`]).
 const RESERVE: u64 = (16 << 20) + 4 * crate::rank::SPARE_BYTES;
 
-/// Bytes per position of a layer solved whole: its boards, rates and
-/// lookups (up to 20), and the copy of those above 0 that a pruned layer
-/// stores (16), with room for the allocator, which cannot always give
-/// freed layers back (measured: 32 let L3-256 within 64 MiB peak 5% over).
-const WHOLE_BYTES_PER_POSITION: u64 = 44;
+/// Bytes per position of a layer solved whole in `R`: its boards, rates
+/// and lookups (12 and a rate), and the copy of those above 0 that a
+/// pruned layer stores (8 and a rate), with 8 of room for the allocator,
+/// which cannot always give freed layers back (measured: 32 in all for
+/// `f64` let L3-256 within 64 MiB peak 5% over).
+const fn whole_bytes_per_position<R>() -> u64 {
+    28 + 2 * size_of::<R>() as u64
+}
 
-/// Bytes per position of a solved layer held for lookups: board, rate and
-/// lookups (17, or up to 20 with rank lookups:
-/// [`crate::rank::MOST_BYTES_PER_POSITION`]), with the same room.
-pub(crate) const HELD_BYTES_PER_POSITION: u64 = 24;
+/// Bytes per position of a solved layer held for lookups in `R`: board,
+/// rate and lookups (up to 4: [`crate::rank::MOST_BYTES_PER_POSITION`]),
+/// with 4 of room.
+pub(crate) const fn held_bytes_per_position<R>() -> u64 {
+    16 + size_of::<R>() as u64
+}
 
 /// Bytes per position of a layer solved in segments: its boards and rates,
 /// and the children it looks up (up to 16 empty cells, 2 spawns, 4 moves;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use rayon::iter::Either;
 use rayon::prelude::*;
 
-use crate::builder::{HELD_BYTES_PER_POSITION, layer_path, segment_positions, store_layer};
+use crate::builder::{held_bytes_per_position, layer_path, segment_positions, store_layer};
 use crate::generate::for_each_child;
 use crate::solve::{self, Solved};
 use crate::sort::sort_unique;
@@ -171,7 +171,7 @@ impl Children {
             .flatten()
             .map(|file| file.header().positions)
             .sum();
-        if memory.is_none_or(|bytes| HELD_BYTES_PER_POSITION * positions <= bytes / 2) {
+        if memory.is_none_or(|bytes| held_bytes_per_position::<f64>() * positions <= bytes / 2) {
             let read = |file: &Option<LayerFile>| {
                 file.as_ref()
                     .map_or(Ok(Solved::default()), LayerFile::read_all)
