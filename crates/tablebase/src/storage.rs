@@ -123,9 +123,9 @@ struct BlockEntry {
 
 const ENTRY_BYTES: usize = 20;
 
-/// Writes sorted `boards` and their `rates` to `path` as a layer file: to
-/// a temporary name first, then renamed into place. Returns the bytes
-/// written.
+/// Writes sorted `boards` and their `rates` (in any [`Rate`] type, stored
+/// at the header's precision) to `path` as a layer file: to a temporary
+/// name first, then renamed into place. Returns the bytes written.
 ///
 /// # Errors
 /// [`Error::Io`] naming the file.
@@ -208,7 +208,8 @@ impl LayerWriter {
         })
     }
 
-    /// Adds positions, sorted and after those pushed before.
+    /// Adds positions, sorted and after those pushed before, with their
+    /// rates in any [`Rate`] type (stored at the header's precision).
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
