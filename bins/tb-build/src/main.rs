@@ -405,12 +405,11 @@ fn recompute<R: Rate>(table: &Table, samples: usize) -> anyhow::Result<usize> {
     let (mut next, mut after) = (Solved::<R>::default(), Solved::default());
     let mut checked = 0;
     for index in (0..spec.steps()).rev() {
-        let stored = table
+        let layer = table
             .layer(index)?
             .read_all()
-            .with_context(|| format!("layer {index}"))?;
-        let rates = stored.rates().iter().map(|&rate| R::from_probability(rate));
-        let layer = Solved::new(stored.boards().to_vec(), rates.collect());
+            .with_context(|| format!("layer {index}"))?
+            .map_rates(R::from_probability);
         if !spec.is_horizon(index) && !layer.is_empty() {
             for _ in 0..samples {
                 let position = (rng.next_u64() % layer.len() as u64) as usize;

@@ -121,6 +121,18 @@ impl<R: Rate> Solved<R> {
         }
     }
 
+    /// The same layer with each rate turned into an `S` by `convert` (a
+    /// stored layer read in the type its table was solved in): the
+    /// lookups, which do not depend on the rates, are kept.
+    #[must_use]
+    pub fn map_rates<S: Rate>(self, convert: impl FnMut(R) -> S) -> Solved<S> {
+        Solved {
+            boards: self.boards,
+            rates: self.rates.into_iter().map(convert).collect(),
+            lookup: self.lookup,
+        }
+    }
+
     /// The positions of `wanted` (sorted) that the layer holds.
     #[must_use]
     pub fn only(&self, wanted: &[u64]) -> Self {
