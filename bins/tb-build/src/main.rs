@@ -31,8 +31,8 @@ struct Args {
 enum Command {
     /// Builds (or finishes building) a table: FORMATION played to TARGET
     Build {
-        /// A built-in formation (see `tb-build list`) or a JSON formation
-        /// file (docs/tablebase.md)
+        /// A built-in formation (see `tb-build list`) or a formation file,
+        /// JSON or TOML (docs/tablebase.md)
         formation: String,
         /// The target tile: 8 to 16384
         #[arg(value_parser = cli::parse_tile)]

@@ -172,6 +172,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     )
     .unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "name = \"L3near\"\nmasks = [\"0xfff0fff\"]\ncanon = \"identity\"\n",
+    )
+    .unwrap();
     for (args, message) in [
         (
             &["build", "L9", "64"][..],
@@ -184,6 +189,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (
             &["build", "bad.json", "64"],
             "must mark cells with whole F digits",
+        ),
+        (
+            &["build", "bad.toml", "64"],
+            "formation bad.toml: missing field `target_cells`",
         ),
         (
             &["query", "--table", "nowhere", "--board", "0x1"],

@@ -27,13 +27,27 @@ pub struct Formation {
     free: bool,
 }
 
-/// A formation as written in a JSON file, boards in the reference's order:
+/// A formation as written in a JSON or TOML file, boards in the reference's
+/// order:
 ///
 /// ```json
 /// { "name": "L3", "masks": ["0xfff0fff"], "target_cells": "0xffffffffffffffff",
 ///   "canon": "identity", "large": "sliding",
 ///   "seeds": ["0x100000001fff2fff", "0x000000012fff1fff"], "extra_steps": 48 }
 /// ```
+///
+/// ```toml
+/// name = "L3"
+/// masks = ["0xfff0fff"]
+/// target_cells = "0xffffffffffffffff"
+/// canon = "identity"
+/// large = "sliding"
+/// seeds = ["0x100000001fff2fff", "0x000000012fff1fff"]
+/// extra_steps = 48
+/// ```
+///
+/// Boards are strings in both: TOML's integers stop at `i64::MAX`, short of
+/// a full board.
 ///
 /// `large` (`sliding` placeholders or `wall`s) defaults to `sliding`; `free`
 /// (default `false`) makes layer 0 every arrangement of the first seed's
@@ -65,6 +79,35 @@ pub struct FormationSpec {
 
 fn sliding() -> Large {
     Large::Sliding
+}
+
+impl FormationSpec {
+    /// Reads the text of the formation file at `path`: TOML when its name
+    /// ends in `.toml`, JSON otherwise. The error is one line, with the
+    /// place in the file.
+    fn parse(path: &Path, text: &str) -> Result<Self, String> {
+        let is_toml = path
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("toml"));
+        if !is_toml {
+            return serde_json::from_str(text).map_err(|error| error.to_string());
+        }
+        toml::from_str(text).map_err(|error| {
+            // toml's Display draws the line with a caret under the place;
+            // say where in words instead, as serde_json does.
+            let message = error.message().trim_end();
+            match error.span() {
+                Some(span) => {
+                    let before = &text[..span.start];
+                    let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
+                    let line = before.matches('\n').count() + 1;
+                    let column = before[line_start..].chars().count() + 1;
+                    format!("{message} at line {line} column {column}")
+                }
+                None => message.to_owned(),
+            }
+        })
+    }
 }
 
 /// A built-in formation, boards in the reference's order (copied from its
@@ -345,7 +388,8 @@ impl Formation {
         })
     }
 
-    /// A built-in name, or else a JSON formation file ([`FormationSpec`]).
+    /// A built-in name, or else a formation file ([`FormationSpec`]): TOML
+    /// when its name ends in `.toml`, JSON otherwise.
     ///
     /// # Errors
     /// [`Error::Formation`] for an unknown name, an unreadable file or an
@@ -363,8 +407,7 @@ impl Formation {
             problem,
         };
         let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
-        let spec: FormationSpec =
-            serde_json::from_str(&text).map_err(|error| bad(error.to_string()))?;
+        let spec = FormationSpec::parse(path, &text).map_err(bad)?;
         Self::new(spec).map_err(|error| match error {
             Error::Formation { name, problem } => bad(format!("{name}: {problem}")),
             other => other,
@@ -686,6 +729,70 @@ mod tests {
         let layer = free12.layer_zero();
         assert_eq!(layer, expected.into_iter().collect::<Vec<_>>());
         assert!(layer.iter().all(|&b| tile_sum(b) == free12.seed_sum()));
+    }
+
+    #[test]
+    fn formation_files_are_read_as_json_or_toml() {
+        let dir = tempfile::tempdir().unwrap();
+        let json = dir.path().join("l3.json");
+        let toml = dir.path().join("L3.TOML");
+        std::fs::write(
+            &json,
+            r#"{ "name": "L3", "masks": ["0xfff0fff"], "target_cells": "0xffffffffffffffff",
+                 "canon": "identity", "seeds": ["0x100000001fff2fff", "0x000000012fff1fff"],
+                 "extra_steps": 48 }"#,
+        )
+        .unwrap();
+        std::fs::write(
+            &toml,
+            "# L3, as built in\n\
+             name = \"L3\"\n\
+             masks = [\"0xfff0fff\"]\n\
+             target_cells = \"0xffffffffffffffff\"\n\
+             canon = \"identity\"\n\
+             large = \"sliding\"\n\
+             seeds = [\"0x100000001fff2fff\", \"0x000000012fff1fff\"]\n\
+             extra_steps = 48\n",
+        )
+        .unwrap();
+        let builtin = Formation::builtin("L3").unwrap();
+        for path in [&json, &toml] {
+            assert_eq!(Formation::find(path.to_str().unwrap()).unwrap(), builtin);
+        }
+
+        let text = std::fs::read_to_string(&toml).unwrap();
+        for (broken, problem) in [
+            (
+                text.replace("extra_steps = 48\n", ""),
+                "missing field `extra_steps`",
+            ),
+            (
+                text.replace("identity", "mirror"),
+                "unknown variant `mirror`",
+            ),
+            (
+                text.replace("extra_steps", "extra"),
+                "unknown field `extra`",
+            ),
+            (text.replace("= 48", "= \"48\""), "line 8 column 15"),
+            (
+                text.replace("[\"0xfff0fff\"]", "[\"0xfff0fff\""),
+                "missing comma",
+            ),
+            (
+                text.replace("0x000000012fff1fff", "0x000000012fff2fff"),
+                "tile sum",
+            ),
+        ] {
+            std::fs::write(&toml, broken).unwrap();
+            let error = Formation::find(toml.to_str().unwrap())
+                .unwrap_err()
+                .to_string();
+            assert!(error.starts_with("formation "), "{error}");
+            assert!(error.contains("L3.TOML: "), "{error}");
+            assert!(error.contains(problem), "{problem}: {error}");
+            assert!(!error.contains('\n'), "one line: {error}");
+        }
     }
 
     #[test]
