@@ -189,7 +189,11 @@ fn parse_prune(text: &str) -> Result<f64, String> {
 }
 
 fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyhow::Result<()> {
-    println!(
+    // A closed output does not stop the build: its lines are dropped, and
+    // only the summary's write, once the table is done, ends the program
+    // (quietly, as `cli::main_with` ends on a closed output).
+    let _ = writeln!(
+        std::io::stdout(),
         "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {} threads, memory budget {})",
         spec.name(),
         dir.display(),
@@ -209,7 +213,6 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     // to draw the bar on (logs keep every line either way).
     let say = |line: String| {
         if bar.is_hidden() {
-            // A closed output does not stop the build.
             let _ = writeln!(std::io::stdout(), "{line}");
         } else {
             bar.println(line);
@@ -272,7 +275,8 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     if summary.generated == 0 && summary.stored == 0 {
         return Ok(());
     }
-    println!(
+    writeln!(
+        std::io::stdout(),
         "done: {} positions generated, {} stored in {} bytes ({:.2} bytes per position), {:.1} s, peak memory {}",
         summary.generated,
         summary.stored,
@@ -283,7 +287,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             || "unknown".to_owned(),
             |bytes| format!("{} MiB", bytes >> 20)
         )
-    );
+    )?;
     Ok(())
 }
 
@@ -299,24 +303,29 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
     let board = hex::parse(board)?;
     let rates = table.move_rates(board)?;
-    println!("{} in {}", hex::format(board), table.spec().name());
-    println!(
-        "as an afterstate (after a move, before the spawn): {:.10}",
-        table.afterstate_rate(board)?
-    );
+    let afterstate = table.afterstate_rate(board)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{} in {}", hex::format(board), table.spec().name())?;
+    writeln!(
+        out,
+        "as an afterstate (after a move, before the spawn): {afterstate:.10}"
+    )?;
     if table.manifest().options.optimal_only {
-        println!("(a table of optimal lines: positions off them are not stored and read as 0)");
+        writeln!(
+            out,
+            "(a table of optimal lines: positions off them are not stored and read as 0)"
+        )?;
     }
-    println!("its moves:");
+    writeln!(out, "its moves:")?;
     for direction in Direction::ALL {
         match rates.rates[direction.index()] {
-            Some(rate) => println!("{:<6} {rate:.10}", direction.name()),
-            None => println!("{:<6} not allowed", direction.name()),
+            Some(rate) => writeln!(out, "{:<6} {rate:.10}", direction.name())?,
+            None => writeln!(out, "{:<6} not allowed", direction.name())?,
         }
     }
     match rates.best() {
-        Some((direction, rate)) => println!("best   {} {rate:.10}", direction.name()),
-        None => println!("best   none: no move keeps the formation"),
+        Some((direction, rate)) => writeln!(out, "best   {} {rate:.10}", direction.name())?,
+        None => writeln!(out, "best   none: no move keeps the formation")?,
     }
     Ok(())
 }
@@ -373,11 +382,12 @@ fn verify(dir: &Path, samples: usize) -> anyhow::Result<()> {
         Precision::F32 => recompute::<f32>(&table, samples)?,
         Precision::U32 => recompute::<Fixed>(&table, samples)?,
     };
-    println!(
+    writeln!(
+        std::io::stdout(),
         "{}: {} layer files intact, {checked} positions recomputed from their children",
         table.spec().name(),
         table.spec().steps()
-    );
+    )?;
     Ok(())
 }
 

@@ -164,6 +164,29 @@ fn a_killed_build_resumes_to_the_same_files() {
 }
 
 #[test]
+fn a_closed_output_ends_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    let board = "0x110000001fff2fff";
+    for args in [
+        &["build", "l3.json", "32", "-o", "t"][..],
+        &["query", "--table", "t", "--board", board],
+        &["info", "t"],
+        &["verify", "t", "--samples", "10"],
+        &["list"],
+    ] {
+        let output =
+            testkit::run_with_closed_output(env!("CARGO_BIN_EXE_tb-build"), args, dir.path());
+        let err = text(&output.stderr);
+        assert!(output.status.success(), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+    }
+    // The build went on to the end without its output.
+    let output = tb_build(&["query", "--table", "t", "--board", board], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+}
+
+#[test]
 fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -18,6 +18,25 @@ pub fn run(program: &str, args: &[&str], dir: &Path) -> Output {
         .unwrap_or_else(|error| panic!("{program} runs: {error}"))
 }
 
+/// Runs `program args` in `dir` to its end with its standard output a pipe
+/// whose reading end is already closed, as `program | head` leaves it once
+/// `head` has read enough: every write to it fails. Returns the program's
+/// output (the standard output empty).
+///
+/// # Panics
+/// If the program cannot be started.
+pub fn run_with_closed_output(program: &str, args: &[&str], dir: &Path) -> Output {
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdout(writer)
+        .stderr(Stdio::piped())
+        .output()
+        .unwrap_or_else(|error| panic!("{program} runs: {error}"))
+}
+
 /// A program's output as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
