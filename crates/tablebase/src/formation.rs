@@ -95,16 +95,15 @@ impl FormationSpec {
         toml::from_str(text).map_err(|error| {
             // toml's Display draws the line with a caret under the place;
             // say where in words instead, as serde_json does.
-            let message = error.message().trim_end();
-            match error.span() {
-                Some(span) => {
-                    let before = &text[..span.start];
+            let message = error.message().trim_end().replace('\n', " ");
+            match error.span().and_then(|span| text.get(..span.start)) {
+                Some(before) => {
                     let line_start = before.rfind('\n').map_or(0, |newline| newline + 1);
                     let line = before.matches('\n').count() + 1;
                     let column = before[line_start..].chars().count() + 1;
                     format!("{message} at line {line} column {column}")
                 }
-                None => message.to_owned(),
+                None => message,
             }
         })
     }
