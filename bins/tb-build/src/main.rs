@@ -189,9 +189,9 @@ fn parse_prune(text: &str) -> Result<f64, String> {
 }
 
 fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyhow::Result<()> {
-    // A closed output does not stop the build: its lines are dropped, and
-    // only the summary's write, once the table is done, ends the program
-    // (quietly, as `cli::main_with` ends on a closed output).
+    // A closed output does not stop the build: its lines are dropped; only
+    // the summary's write, once the table is done, fails, and
+    // `cli::main_with` ends quietly on that.
     let _ = writeln!(
         std::io::stdout(),
         "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {} threads, memory budget {})",
