@@ -104,17 +104,22 @@ fn builds_queries_and_verifies() {
 fn a_killed_build_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
-    for (folder, options) in [("whole", &[][..]), ("optimal", &["--optimal-only"])] {
+    for (folder, options) in [
+        ("whole", &[][..]),
+        ("f32", &["--precision", "f32"]),
+        ("optimal", &["--optimal-only"]),
+    ] {
         let args = [&["build", "l3.json", "32", "-o", folder], options].concat();
         let built = tb_build(&args, dir.path());
         assert!(built.status.success(), "{}", text(&built.stderr));
     }
-    // Killed while generating, then while solving, whole and in segments,
-    // then while thinning to optimal lines in segments.
+    // Killed while generating, then while solving, whole (`u32` and `f32`)
+    // and in segments, then while thinning to optimal lines in segments.
     let segments: &[&str] = &["--memory", "1K"];
     for (line, options, whole) in [
         ("generated layer   20", &[][..], "whole"),
         ("solved    layer   30", &[], "whole"),
+        ("solved    layer   30", &["--precision", "f32"], "f32"),
         ("solved    layer   30", segments, "whole"),
         (
             "thinned   layer   10",
@@ -142,6 +147,18 @@ fn a_killed_build_resumes_to_the_same_files() {
             manifest.contains("\"complete\": false"),
             "killed before the end"
         );
+        if !options.contains(&"--memory") {
+            // Solved whole, no layer keeps working rates beside its file:
+            // the resumed build unpacks them from the layer files.
+            let rates = std::fs::read_dir(dir.path().join("killed/work"))
+                .unwrap()
+                .filter(|entry| {
+                    let name = entry.as_ref().unwrap().file_name();
+                    name.to_string_lossy().starts_with("rates-")
+                })
+                .count();
+            assert_eq!(rates, 0, "killed at {line:?} {options:?}");
+        }
         // What a kill in the middle of writing a file leaves behind.
         let stale = dir.path().join("killed/layer-0003.tbl.tmp-999999");
         std::fs::write(&stale, b"half a file").unwrap();
@@ -161,6 +178,39 @@ fn a_killed_build_resumes_to_the_same_files() {
             "a killed build's temporary file is removed"
         );
     }
+}
+
+#[test]
+fn a_budget_between_mixes_layers_whole_and_in_segments() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    let build = |folder: &str, budget: &[&str]| {
+        let args = [&["build", "l3.json", "64", "-o", folder][..], budget].concat();
+        let output = tb_build(&args, dir.path());
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        text(&output.stdout)
+    };
+    build("whole", &[]);
+    // L3near-64's last two layers (about 200,000 and 250,000 positions)
+    // fit 29 MiB whole, the layers below them do not, and its first layers
+    // do again: the layers in segments fetch from the working rates of the
+    // two held in memory, written then, and the first layers solved whole
+    // read those of the segments.
+    let printed = build("mixed", &["--memory", "29M"]);
+    let in_segments = |layer: usize| {
+        let start = format!("solved    layer {layer:4}:");
+        let line = printed.lines().find(|line| line.starts_with(&start));
+        line.expect("a line a layer").ends_with(" segments")
+    };
+    assert_eq!(
+        [47, 46, 45, 0].map(in_segments),
+        [false, false, true, false],
+        "{printed}"
+    );
+    assert_eq!(
+        layer_files(&dir.path().join("mixed")),
+        layer_files(&dir.path().join("whole"))
+    );
 }
 
 #[test]

@@ -5,7 +5,8 @@
 //! whether it is complete), `layer-NNNN.tbl` (the solved layers, see
 //! [`crate::storage`]) and, while building, `work/` with the
 //! generated layers (`boards-NNNN`), the rates of the layers solving
-//! still needs, as solved (`rates-NNNN`), the runs of a layer
+//! still needs, as solved (`rates-NNNN`; none for a layer solved whole
+//! whose layer file holds the same), the runs of a layer
 //! generated in segments (`run-NNNN-NNNN`) and, when thinning to optimal
 //! lines, the boards reached (`reached-*`), the positions kept
 //! (`kept-NNNN`) and child layers unpacked (`unpacked-NNNN`). Every file is
@@ -22,9 +23,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::solve::{self, Solved};
-use crate::storage::{self, LayerHeader, LayerWriter, Precision, write_atomically};
+use crate::storage::{self, LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
-    RatesFile, Runs, WordReader, WordWriter, boards_path, rates_path, remove_if_present,
+    RatesFile, Runs, WordReader, WordWriter, boards_path, rates_path, remove_if_present, unpack,
     write_solved, write_words,
 };
 use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
@@ -47,6 +48,18 @@ pub struct Options {
     /// Keep only the positions on optimal lines ([`crate::optimal`]).
     #[serde(default)]
     pub optimal_only: bool,
+}
+
+impl Options {
+    /// Whether the layer files hold every position that solving looks up,
+    /// at the very rate it was solved at: for every precision but `u16`
+    /// (solved in `f64`, rounded when stored), with nothing pruned. A layer
+    /// solved whole then writes no working rates beside its file (they
+    /// would be a copy: 1.3 GB for L3-256), and a layer that needs them
+    /// later has them written from memory or unpacked from the file.
+    fn layers_hold_solved_rates(&self) -> bool {
+        self.precision != Precision::U16 && self.prune == 0.0
+    }
 }
 
 impl Default for Options {
@@ -430,19 +443,35 @@ fn solve_all<R: Rate>(
     let steps = spec.steps();
     let work = dir.join("work");
     let mut total = (0, 0);
-    let rates_of = |layer: usize| {
-        (layer < steps)
-            .then(|| RatesFile::open(&rates_path(&work, layer)))
-            .transpose()
+    // The working rates of a solved layer (`None` past the last). A layer
+    // solved whole may have none ([`Options::layers_hold_solved_rates`]):
+    // they are written from the layer, if `held` in memory, or else
+    // unpacked from its layer file.
+    let working_rates = |layer: usize, held: Option<&Solved<R>>| {
+        if layer >= steps {
+            return Ok(None);
+        }
+        let path = rates_path(&work, layer);
+        if !path.exists() {
+            match held {
+                Some(solved) => write_solved(&path, solved)?,
+                None => {
+                    let file = LayerFile::open(&layer_path(dir, layer))?;
+                    return unpack::<R>(&file, &path).map(Some);
+                }
+            }
+        }
+        RatesFile::open(&path).map(Some)
     };
     // Less the solving threads' scratch, if the child layers left to solve
-    // from (at most the layers generated) outgrow the caches.
+    // from (at most the layers generated) outgrow the caches. A resumed
+    // build unpacks the two layers solved last here, for the next layer.
     let mut largest = 0;
     for layer in 0..steps.min(resume_at + 2) {
         let len = if layer < resume_at {
             WordReader::open(&boards_path(&work, layer))?.len()
         } else {
-            rates_of(layer)?.map_or(0, |file| file.len())
+            working_rates(layer, None)?.map_or(0, |file| file.len())
         };
         largest = largest.max(len);
     }
@@ -458,10 +487,17 @@ fn solve_all<R: Rate>(
     for index in (0..resume_at).rev() {
         let began = Instant::now();
         let parents = WordReader::open(&boards_path(&work, index))?;
-        let children = [rates_of(index + 1)?, rates_of(index + 2)?];
-        let lens = children
-            .each_ref()
-            .map(|file| file.as_ref().map_or(0, RatesFile::len));
+        // The layers not held are read from their working rates.
+        let mut children = [None, None];
+        for side in 0..2 {
+            if held[side].is_none() {
+                children[side] = working_rates(index + 1 + side, None)?;
+            }
+        }
+        let lens = [0, 1].map(|side| match (&held[side], &children[side]) {
+            (Some(layer), _) => layer.len(),
+            (None, file) => file.as_ref().map_or(0, RatesFile::len),
+        });
         let whole = budget.is_none_or(|bytes| {
             whole_bytes_per_position::<R>() * parents.len() as u64
                 + held_bytes_per_position::<R>() * (lens[0] + lens[1]) as u64
@@ -488,7 +524,12 @@ fn solve_all<R: Rate>(
             held = [Some(solved), Some(next)];
             stored
         } else {
-            held = [None, None];
+            // Segments fetch their children from working rates.
+            for side in 0..2 {
+                if let Some(layer) = held[side].take() {
+                    children[side] = working_rates(index + 1 + side, Some(&layer))?;
+                }
+            }
             solving.in_segments::<R>(&parents, &children, segment_positions(budget))?
         };
         total.0 += stored.positions;
@@ -611,7 +652,8 @@ impl Solving<'_> {
         }
     }
 
-    /// Solves the layer whole, writes its working rates and its layer file,
+    /// Solves the layer whole, writes its layer file (and its working rates
+    /// if the file does not hold them: [`Options::layers_hold_solved_rates`]),
     /// and returns it with what the file came to.
     fn whole<R: Rate>(
         &self,
@@ -620,7 +662,9 @@ impl Solving<'_> {
         after: &Solved<R>,
     ) -> Result<(Solved<R>, Stored), Error> {
         let solved = self.solve(&parents.read_all()?, next, after);
-        write_solved(&rates_path(self.work, self.index), &solved)?;
+        if !self.options.layers_hold_solved_rates() {
+            write_solved(&rates_path(self.work, self.index), &solved)?;
+        }
         // Pruned, the positions stored are a copy, which needs no lookups.
         let pruned: (Vec<u64>, Vec<R>);
         let (boards, rates) = if self.options.prune > 0.0 {

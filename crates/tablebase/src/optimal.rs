@@ -17,7 +17,7 @@ use crate::generate::for_each_child;
 use crate::solve::{self, Solved};
 use crate::sort::sort_unique;
 use crate::storage::{LayerFile, LayerHeader};
-use crate::work::{RatesFile, Runs, WordReader, WordWriter, remove_if_present};
+use crate::work::{RatesFile, Runs, WordReader, WordWriter, remove_if_present, unpack};
 use crate::{Error, Mover, Spec};
 
 /// Rewrites every layer file of the solved table in `dir` with only the
@@ -187,11 +187,7 @@ impl Children {
             let Some(file) = &files[side] else {
                 return Ok(None);
             };
-            let path = unpacked_path(work, layer);
-            let mut out = WordWriter::create(&path)?;
-            file.visit_blocks(|boards, rates| out.extend_solved(boards, rates))?;
-            out.finish()?;
-            RatesFile::open(&path).map(Some)
+            unpack::<f64>(file, &unpacked_path(work, layer)).map(Some)
         };
         let next = match carried {
             Some(Carried::Unpacked(next)) => Some(next),

@@ -1,7 +1,8 @@
 //! The working files of a build, in its `work/` folder: the generated
 //! layers (`boards-NNNN`, sorted boards), the rates of the solved layers
 //! that solving still needs (`rates-NNNN`, sorted pairs of board and rate
-//! bits, in the type the table is solved in: [`crate::rate`]) and the
+//! bits, in the type the table is solved in: [`crate::rate`]; none for a
+//! layer solved whole whose layer file holds the same) and the
 //! sorted runs of a layer generated in segments (`run-NNNN-NNNN`); while
 //! thinning to optimal lines ([`crate::optimal`]), the boards reached
 //! (`reached-NNNN` and its runs), the positions kept (`kept-NNNN`) and
@@ -18,7 +19,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::solve::Solved;
-use crate::storage::AtomicFile;
+use crate::storage::{AtomicFile, LayerFile};
 use crate::{Error, Rate};
 
 /// The generated boards of layer `index`.
@@ -117,6 +118,27 @@ pub fn write_words(path: &Path, words: &[u64]) -> Result<(), Error> {
     let mut writer = WordWriter::create(path)?;
     writer.extend(words)?;
     writer.finish()
+}
+
+/// Writes a layer file's positions to `path` as working rates in `R`, and
+/// opens them. `R` must hold the stored rates exactly
+/// ([`Rate::from_probability`]): the type a layer was solved in, if it
+/// was stored in its own precision (not `u16`), or `f64`.
+///
+/// # Errors
+/// [`Error::Io`] naming the file; [`Error::File`] if a block of the layer
+/// file cannot be read.
+pub fn unpack<R: Rate>(layer: &LayerFile, path: &Path) -> Result<RatesFile, Error> {
+    let mut out = WordWriter::create(path)?;
+    layer.visit_blocks(|boards, rates| {
+        let rates: Vec<R> = rates
+            .iter()
+            .map(|&rate| R::from_probability(rate))
+            .collect();
+        out.extend_solved(boards, &rates)
+    })?;
+    out.finish()?;
+    RatesFile::open(path)
 }
 
 /// A file of u64 words opened to be read a piece at a time.
