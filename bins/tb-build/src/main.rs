@@ -158,7 +158,8 @@ fn main() -> ExitCode {
 /// build's CPU time). Blocks up to 32 MiB now come from a heap that is
 /// never trimmed; larger ones are still mapped and unmapped. This takes
 /// 7-10% off the CPU time of the fixed formations' tables for about a
-/// quarter more peak memory (docs/tablebase.md, "Keeping freed memory");
+/// quarter more peak memory (docs/tablebase-builder.md, "Keeping freed
+/// memory");
 /// either setting alone raised the system time instead.
 ///
 /// Within a budget the user gave (`bounded`), the threads also share one

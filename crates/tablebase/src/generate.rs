@@ -202,7 +202,7 @@ pub const REACHED_BYTES_PER_PARENT: u64 = 8;
 /// the boards of the layer's tile sum (a `rank::Space`): nothing to hold,
 /// sort or merge, and the layer comes out in order. Generating L3-256's
 /// layers in memory took 1.5 times less CPU than sorting
-/// (docs/tablebase.md). Each thread marks a bitmap of its own, joined at
+/// (docs/tablebase-builder.md). Each thread marks a bitmap of its own, joined at
 /// the end.
 pub struct Reached {
     space: Space,

@@ -15,7 +15,7 @@
 //! the halves' tables (about 0.4 MiB, which the caches keep), a word of the
 //! bitmap and the rate, where a binary search in an index bucket reads the
 //! bucket's start and five or six boards in a row before the rate, from a
-//! layer far larger than the caches (figures in docs/tablebase.md).
+//! layer far larger than the caches (figures in docs/tablebase-builder.md).
 
 use board::bits::{pdep, pext};
 

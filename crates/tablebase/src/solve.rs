@@ -230,7 +230,7 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
 /// rates, in order: the positions a solved layer keeps. The vectors are of
 /// exact length, as a solved layer may be held for the next two, and are
 /// filled in parallel pieces, where a loop had been one of the steps of a
-/// layer that more threads did not shorten (docs/tablebase.md).
+/// layer that more threads did not shorten (docs/tablebase-builder.md).
 ///
 /// # Panics
 /// If the lengths differ.
@@ -363,7 +363,7 @@ const CHILDREN_PER_PARENT: usize = 4;
 /// Work items of 8,192 parents used to list about 25,000 children a batch:
 /// free8-32's largest layers (7 million positions) then solved in 560-640
 /// ns a position, against 310-390 with batches of 2^21 (one thread); whole
-/// builds, docs/tablebase.md.
+/// builds, docs/tablebase-builder.md.
 fn batch<R: Rate>(layers: [&Solved<R>; 2], most: usize) -> usize {
     children_per_batch(layers[0].len().max(layers[1].len()), most)
 }
