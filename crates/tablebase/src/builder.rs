@@ -4,7 +4,8 @@
 //! A table is a folder: `table.json` (the manifest: what the table is and
 //! whether it is complete), `layer-NNNN.tbl` (the solved layers, see
 //! [`crate::storage`]) and, while building, `work/` with the
-//! generated layers (`boards-NNNN`), the rates of the layers solving
+//! generated layers (`boards-NNNN`, or `marks-NNNN` for those generated
+//! by rank), the rates of the layers solving
 //! still needs, as solved (`rates-NNNN`; none for a layer solved whole
 //! whose layer file holds the same), the runs of a layer
 //! generated in segments (`run-NNNN-NNNN`) and, when thinning to optimal
@@ -25,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::solve::{self, Solved};
 use crate::storage::{self, LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
-    RatesFile, Runs, WordReader, WordWriter, boards_path, rates_path, remove_if_present, unpack,
+    Generated, RatesFile, Runs, WordWriter, boards_path, rates_path, remove_if_present, unpack,
     write_solved, write_words,
 };
 use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
@@ -348,7 +349,7 @@ pub fn build(
         steps
     } else {
         (0..steps)
-            .take_while(|&i| boards_path(&work, i).exists())
+            .take_while(|&i| Generated::exists(&work, i))
             .count()
     };
     report(Event::Start {
@@ -362,18 +363,21 @@ pub fn build(
     // What the layers may take.
     let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
 
-    // Generation: each layer from the two before it, read back from their
-    // files a segment at a time.
+    // Generation: each layer from the two before it, a segment at a time
+    // (held open from generating them, or read back from their files).
     if generated_before < steps {
+        // The last two layers generated, the next layer's parents.
+        let mut recent: [Option<Generated>; 2] = [None, None];
         for index in generated_before..steps {
             let began = Instant::now();
-            let positions = if index == 0 {
-                let seeds = spec.formation().layer_zero();
-                write_words(&boards_path(&work, 0), &seeds)?;
-                seeds.len()
+            let layer = if index == 0 {
+                write_words(&boards_path(&work, 0), &spec.formation().layer_zero())?;
+                Generated::open(spec, &work, 0)?
             } else {
-                generate_layer(spec, &mover, index, budget, &work)?
+                generate_layer(spec, &mover, index, budget, &work, &mut recent)?
             };
+            let positions = layer.len();
+            recent = [Some(layer), recent[0].take()];
             summary.generated += positions as u64;
             report(Event::Generated {
                 layer: index,
@@ -469,7 +473,7 @@ fn solve_all<R: Rate>(
     let mut largest = 0;
     for layer in 0..steps.min(resume_at + 2) {
         let len = if layer < resume_at {
-            WordReader::open(&boards_path(&work, layer))?.len()
+            Generated::len_of(&work, layer)?
         } else {
             working_rates(layer, None)?.map_or(0, |file| file.len())
         };
@@ -486,7 +490,7 @@ fn solve_all<R: Rate>(
     let mut held: [Option<Solved<R>>; 2] = [None, None];
     for index in (0..resume_at).rev() {
         let began = Instant::now();
-        let parents = WordReader::open(&boards_path(&work, index))?;
+        let parents = Generated::open(spec, &work, index)?;
         // The layers not held are read from their working rates.
         let mut children = [None, None];
         for side in 0..2 {
@@ -542,9 +546,8 @@ fn solve_all<R: Rate>(
             segments: stored.segments,
             elapsed: began.elapsed(),
         });
-        for done in [rates_path(&work, index + 2), boards_path(&work, index)] {
-            remove_if_present(&done)?;
-        }
+        remove_if_present(&rates_path(&work, index + 2))?;
+        Generated::remove(&work, index)?;
     }
     Ok(total)
 }
@@ -657,7 +660,7 @@ impl Solving<'_> {
     /// and returns it with what the file came to.
     fn whole<R: Rate>(
         &self,
-        parents: &WordReader,
+        parents: &Generated,
         next: &Solved<R>,
         after: &Solved<R>,
     ) -> Result<(Solved<R>, Stored), Error> {
@@ -692,7 +695,7 @@ impl Solving<'_> {
     /// then its layer file from them. Returns what the file came to.
     fn in_segments<R: Rate>(
         &self,
-        parents: &WordReader,
+        parents: &Generated,
         children: &[Option<RatesFile>; 2],
         segment: usize,
     ) -> Result<Stored, Error> {
@@ -765,21 +768,23 @@ pub(crate) fn store_layer<R: Rate>(
     writer.finish()
 }
 
-/// Generates layer `index` into its working file from its parent layers'
-/// files, within `memory` if given: the parents are read in segments. The
-/// children of each are marked by rank when the layer allows it
-/// ([`generate::Reached`], its bitmaps within a quarter of the budget), or
-/// else sorted into a run; the runs are held within a quarter of the
-/// budget, merged in memory when they outgrow it, and go to disk only if
-/// their union still takes over half of that (`Runs::push`). Returns the
-/// number of positions.
+/// Generates layer `index` into its working file from its parent layers,
+/// within `memory` if given: the parents (`recent`, the two layers before
+/// it, as the build has them open; those it has not are opened there) are
+/// read in segments. The children of each are marked by rank when the
+/// layer allows it ([`generate::Reached`], its bitmaps within a quarter of
+/// the budget), or else sorted into a run; the runs are held within a
+/// quarter of the budget, merged in memory when they outgrow it, and go to
+/// disk only if their union still takes over half of that (`Runs::push`).
+/// Returns the layer, open.
 fn generate_layer(
     spec: &Spec,
     mover: &Mover,
     index: usize,
     memory: Option<u64>,
     work: &Path,
-) -> Result<usize, Error> {
+    recent: &mut [Option<Generated>; 2],
+) -> Result<Generated, Error> {
     let segment = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 2 / CHILD_BYTES_PER_PARENT)
             .unwrap_or(usize::MAX)
@@ -788,18 +793,26 @@ fn generate_layer(
     let held_words = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
     });
-    let parents = [(index - 1, 1)]
+    // The layer before (its children after a 2) and the one before it
+    // (after a 4).
+    let parents: Vec<(usize, u8)> = [(index - 1, 1)]
         .into_iter()
         .chain((index >= 2).then(|| (index - 2, 2)))
         .filter(|&(layer, _)| spec.expands(layer))
+        .collect();
+    for &(layer, _) in &parents {
+        let slot = &mut recent[index - 1 - layer];
+        if slot.is_none() {
+            *slot = Some(Generated::open(spec, work, layer)?);
+        }
+    }
+    let parents: Vec<(&Generated, usize, u8)> = parents
+        .into_iter()
         .map(|(layer, exponent)| {
-            Ok((
-                WordReader::open(&boards_path(work, layer))?,
-                layer,
-                exponent,
-            ))
+            let boards = recent[index - 1 - layer].as_ref().expect("opened above");
+            (boards, layer, exponent)
         })
-        .collect::<Result<Vec<_>, Error>>()?;
+        .collect();
     // Each parent layer a segment at a time.
     let pieces = || {
         parents.iter().flat_map(|(boards, layer, exponent)| {
@@ -819,10 +832,9 @@ fn generate_layer(
             inside &= reached.mark(spec, mover, layer, exponent, &piece);
         }
         if inside {
-            let mut out = WordWriter::create(&boards_path(work, index))?;
-            let positions = reached.boards(1 << 13, |piece| out.extend(piece))?;
-            out.finish()?;
-            return Ok(positions as usize);
+            let marks = reached.into_marks();
+            Generated::write_marks(work, index, &marks)?;
+            return Ok(Generated::Marked(Box::new(marks)));
         }
     }
     let mut runs = Runs::new(work.join(format!("run-{index:04}")), held_words);
@@ -830,7 +842,8 @@ fn generate_layer(
         let (piece, layer, exponent) = piece?;
         runs.push(generate::run(spec, mover, layer, exponent, &piece))?;
     }
-    runs.finish(&boards_path(work, index))
+    runs.finish(&boards_path(work, index))?;
+    Generated::open(spec, work, index)
 }
 
 /// Removes the files of `folder` left under temporary names

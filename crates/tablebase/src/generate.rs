@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use crate::rank::Space;
+use crate::rank::{Marks, Space};
 use crate::sort::{merge_unique, sort_unique};
 use crate::{Mover, Spec, tile_sum};
 
@@ -125,12 +125,7 @@ pub fn layer(
             inside &= reached.mark(spec, mover, index - 2, 2, after_four);
         }
         if inside {
-            let mut boards = Vec::new();
-            let Ok(_) = reached.boards(1 << 16, |piece| {
-                boards.extend_from_slice(piece);
-                Ok::<_, std::convert::Infallible>(())
-            });
-            return boards;
+            return reached.into_marks().read(0, usize::MAX);
         }
     }
     by_sorting(spec, mover, index, after_two, after_four)
@@ -215,15 +210,11 @@ impl Reached {
     /// its positions form a `rank::Space`, and the space's tables and a
     /// bitmap for each thread take at most `most` bytes.
     pub fn new(spec: &Spec, index: usize, most: u64) -> Option<Self> {
-        let large = spec.formation().fixed_large()?;
-        let free_sum = tile_sum(spec.formation().seeds()[0] & !large);
         let threads = rayon::current_num_threads();
         let words = |count: u64| count / 64 + 1;
-        let space = Space::within(
-            large,
-            u64::from(free_sum) + 2 * index as u64,
-            |tables, count| tables + threads as u64 * words(count) * 8 <= most,
-        )?;
+        let space = layer_space(spec, index, |tables, count| {
+            tables + threads as u64 * words(count) * 8 <= most
+        })?;
         let bits = (0..threads)
             .map(|_| vec![0; words(space.len()) as usize])
             .collect();
@@ -274,14 +265,8 @@ impl Reached {
             .reduce(|| true, |all, inside| all && inside)
     }
 
-    /// Calls `visit` with the positions marked, in increasing order, up to
-    /// `piece` at a time, and returns their number; stops at its first
-    /// error.
-    pub fn boards<E>(
-        self,
-        piece: usize,
-        mut visit: impl FnMut(&[u64]) -> Result<(), E>,
-    ) -> Result<u64, E> {
+    /// The positions marked by every thread.
+    pub fn into_marks(self) -> Marks {
         let Self { space, mut bits } = self;
         // The other threads' bitmaps are joined into one, a part at a time.
         const PART: usize = 1 << 12;
@@ -297,23 +282,21 @@ impl Reached {
                 }
             });
         drop(bits);
-        let mut buffer = Vec::with_capacity(piece);
-        let mut result = Ok(());
-        let count = space.boards(&marked, |board| {
-            buffer.push(board);
-            if buffer.len() == piece {
-                if result.is_ok() {
-                    result = visit(&buffer);
-                }
-                buffer.clear();
-            }
-        });
-        result?;
-        if !buffer.is_empty() {
-            visit(&buffer)?;
-        }
-        Ok(count)
+        Marks::new(space, marked).expect("one word for every 64 boards of the space")
     }
+}
+
+/// Every board of layer `index`'s tile sum with the formation's large
+/// tiles, if they never move ([`crate::Formation::fixed_large`]) and
+/// `accept(table bytes, boards)` accepts what the space takes.
+pub(crate) fn layer_space(
+    spec: &Spec,
+    index: usize,
+    accept: impl FnOnce(u64, u64) -> bool,
+) -> Option<Space> {
+    let large = spec.formation().fixed_large()?;
+    let free_sum = tile_sum(spec.formation().seeds()[0] & !large);
+    Space::within(large, u64::from(free_sum) + 2 * index as u64, accept)
 }
 
 /// The sorted union of runs (each sorted and without repeats), without
@@ -377,13 +360,15 @@ mod tests {
                     for parents in four.chunks(four.len().div_ceil(pieces).max(1)) {
                         assert!(reached.mark(&spec, &mover, index - 2, 2, parents));
                     }
-                    let mut boards = Vec::new();
-                    let count = reached.boards(100, |piece| {
-                        boards.extend_from_slice(piece);
-                        Ok::<_, std::convert::Infallible>(())
-                    });
-                    assert_eq!(count, Ok(expected.len() as u64));
-                    assert_eq!(boards, expected, "{name} layer {index}");
+                    let marks = reached.into_marks();
+                    assert_eq!(marks.len(), expected.len());
+                    assert_eq!(marks.read(0, usize::MAX), expected, "{name} layer {index}");
+                    // Read a piece at a time from any position.
+                    let mut pieces = Vec::new();
+                    for start in (0..marks.len() + 100).step_by(97) {
+                        pieces.extend(marks.read(start, 97));
+                    }
+                    assert_eq!(pieces, expected, "{name} layer {index}");
                 }
                 // What `layer` does within its bytes a parent.
                 let parents = (two.len() + four.len()) as u64;

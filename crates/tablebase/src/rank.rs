@@ -1,6 +1,7 @@
 //! Ranks of boards, for layers whose large tiles never move (L3, 442 and
 //! the other formations of one mask, and the variants' walls): lookups by
-//! rank ([`Ranked`]) and generation by rank (`generate::Reached`).
+//! rank ([`Ranked`]), generation by rank (`generate::Reached`) and the
+//! layers it leaves as bitmaps of their ranks ([`Marks`]).
 //!
 //! Such a layer's boards differ only in their free cells, and all have the
 //! same tile sum, so each has a place (its rank) among every board of that
@@ -17,7 +18,10 @@
 //! bucket's start and five or six boards in a row before the rate, from a
 //! layer far larger than the caches (figures in docs/tablebase-builder.md).
 
+use std::ops::Range;
+
 use board::bits::{pdep, pext};
+use rayon::prelude::*;
 
 use crate::formation::large_nibbles;
 use crate::{LARGE, tile_sum};
@@ -141,46 +145,167 @@ impl Space {
         (half_sum == self.half_sum && board & self.large == self.large)
             .then(|| u64::from(self.high.table[high]) + u64::from(self.low.table[low]))
     }
+}
 
-    /// Calls `visit` with the boards whose ranks are set in `bits` (bit
-    /// `rank % 64` of word `rank / 64`), in increasing order (the order of
-    /// ranks), and returns how many there were.
-    pub fn boards(&self, bits: &[u64], mut visit: impl FnMut(u64)) -> u64 {
-        // The low halves of each half sum, in increasing order.
-        let mut lows = vec![Vec::new(); (self.half_sum + 1) as usize];
-        for (nibbles, sum) in self.low.contents() {
+/// A layer's boards as the bitmap of their ranks in a [`Space`], as
+/// generation by rank marks them: a bit for each board of the layer's tile
+/// sum (7 to 27 a position in L3-256's large layers), where a list takes 64
+/// a position. A layer's working file holds the bitmap, and its boards are
+/// listed from it, in order, from any position.
+#[derive(Debug)]
+pub struct Marks {
+    space: Space,
+    bits: Vec<u64>,
+    /// For every block of [`Marks::BLOCK`] words, the positions before it.
+    before: Vec<u64>,
+    /// The number of boards.
+    len: usize,
+    listing: Listing,
+}
+
+impl Marks {
+    const BLOCK: usize = 8;
+
+    /// The boards of `space` whose ranks are set in `bits`, if it has one
+    /// word for every 64 ranks of the space (and one more) and no bit past
+    /// the last rank.
+    pub fn new(space: Space, bits: Vec<u64>) -> Option<Self> {
+        let past = u64::MAX << (space.len() % 64);
+        if bits.len() as u64 != space.len() / 64 + 1 || bits.last()? & past != 0 {
+            return None;
+        }
+        let mut count = 0;
+        let before = bits
+            .chunks(Self::BLOCK)
+            .map(|block| {
+                let below = count;
+                count += block
+                    .iter()
+                    .map(|word| u64::from(word.count_ones()))
+                    .sum::<u64>();
+                below
+            })
+            .collect();
+        Some(Self {
+            listing: Listing::new(&space),
+            space,
+            bits,
+            before,
+            len: count as usize,
+        })
+    }
+
+    /// The bitmap: bit `rank % 64` of word `rank / 64`.
+    pub fn bits(&self) -> &[u64] {
+        &self.bits
+    }
+
+    /// The number of boards.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The boards of positions `start..start + count` (fewer past the
+    /// end), in order, listed in parallel pieces.
+    pub fn read(&self, start: usize, count: usize) -> Vec<u64> {
+        const PIECE: usize = 1 << 14;
+        let end = start.saturating_add(count).min(self.len);
+        let mut boards = vec![0; end.saturating_sub(start)];
+        boards
+            .par_chunks_mut(PIECE)
+            .enumerate()
+            .for_each(|(piece, out)| {
+                let from = start + piece * PIECE;
+                let ranks = self.rank_of(from)..self.rank_of(from + out.len());
+                let mut at = 0;
+                self.listing.visit(&self.space, &self.bits, ranks, |board| {
+                    out[at] = board;
+                    at += 1;
+                });
+            });
+        boards
+    }
+
+    /// The rank of the board at `position`, or the space's size for the
+    /// position past the last.
+    fn rank_of(&self, position: usize) -> u64 {
+        let position = position as u64;
+        let block = self.before.partition_point(|&below| below <= position) - 1;
+        let mut left = position - self.before[block];
+        for (word, &bits) in self.bits.iter().enumerate().skip(block * Self::BLOCK) {
+            let ones = u64::from(bits.count_ones());
+            if left < ones {
+                return 64 * word as u64 + u64::from(pdep(1 << left, bits).trailing_zeros());
+            }
+            left -= ones;
+        }
+        self.space.len()
+    }
+}
+
+/// A space's boards in the order of their ranks, a high half at a time:
+/// what listing marked boards reads.
+#[derive(Debug)]
+struct Listing {
+    /// The high halves that boards of the space hold, in increasing order:
+    /// the rank of the first board of each, its nibbles, and the index in
+    /// `lows` of the low halves that complete it.
+    highs: Vec<(u64, u64, usize)>,
+    /// The low halves of each half sum, in increasing order.
+    lows: Vec<Vec<u64>>,
+}
+
+impl Listing {
+    fn new(space: &Space) -> Self {
+        let mut lows = vec![Vec::new(); (space.half_sum + 1) as usize];
+        for (nibbles, sum) in space.low.contents() {
             if let Some(lows) = lows.get_mut((sum / 2) as usize) {
                 lows.push(nibbles);
             }
         }
-        let mut visited = 0;
-        for ((nibbles, sum), entry) in self.high.entries() {
-            if entry == NONE {
-                continue;
+        let highs = space
+            .high
+            .entries()
+            .filter(|&(_, entry)| entry != NONE)
+            .map(|((nibbles, sum), entry)| {
+                let rest = (space.half_sum - sum / 2) as usize;
+                (u64::from(entry), nibbles, rest)
+            })
+            .collect();
+        Self { highs, lows }
+    }
+
+    /// Calls `visit` with the boards of `space` whose ranks, within
+    /// `ranks`, are set in `bits`, in increasing order.
+    fn visit(&self, space: &Space, bits: &[u64], ranks: Range<u64>, mut visit: impl FnMut(u64)) {
+        // The high halves' ranks follow one another: the first whose
+        // boards reach into `ranks`.
+        let end_of = |&(first, _, rest): &(u64, u64, usize)| first + self.lows[rest].len() as u64;
+        let skipped = self
+            .highs
+            .partition_point(|high| end_of(high) <= ranks.start);
+        for high @ &(first, nibbles, rest) in &self.highs[skipped..] {
+            if first >= ranks.end {
+                break;
             }
-            // The boards of this high half: ranks first.. with each low
-            // half of the rest of the sum.
-            let lows = &lows[(self.half_sum - sum / 2) as usize];
-            let first = u64::from(entry);
-            let end = first + lows.len() as u64;
-            for word in first / 64..end.div_ceil(64) {
+            let lows = &self.lows[rest];
+            let (from, to) = (first.max(ranks.start), end_of(high).min(ranks.end));
+            for word in from / 64..to.div_ceil(64) {
                 let base = word * 64;
                 let mut set = bits[word as usize];
-                if base < first {
-                    set &= u64::MAX << (first - base);
+                if base < from {
+                    set &= u64::MAX << (from - base);
                 }
-                if end - base < 64 {
-                    set &= (1 << (end - base)) - 1;
+                if to - base < 64 {
+                    set &= (1 << (to - base)) - 1;
                 }
                 while set != 0 {
                     let rank = base + u64::from(set.trailing_zeros());
                     set &= set - 1;
-                    visit(self.large | nibbles | lows[(rank - first) as usize]);
-                    visited += 1;
+                    visit(space.large | nibbles | lows[(rank - first) as usize]);
                 }
             }
         }
-        visited
     }
 }
 
@@ -286,16 +411,24 @@ impl<E: Copy + Into<u32>> Half<E> {
     /// Every content of the cells by code: a board's nibbles there and
     /// their tile sum.
     fn contents(&self) -> impl Iterator<Item = (u64, u64)> + use<E> {
-        let (cells, radix) = (self.cells, self.top + 1);
+        let (cells, top) = (self.cells, self.top);
         let count = cells.count_ones() / 4;
-        (0..radix.pow(count)).map(move |mut code| {
-            let (mut nibbles, mut sum) = (0, 0);
+        // The cells' nibbles (the code's digits, the first cell lowest),
+        // counted up like an odometer, and their tiles' sum.
+        let (mut nibbles, mut sum) = (0u64, 0);
+        (0..(top + 1).pow(count)).map(move |_| {
+            let content = (pdep(nibbles, cells), sum);
             for cell in 0..count {
-                nibbles |= (code % radix) << (4 * cell);
-                sum += tile(code % radix);
-                code /= radix;
+                let nibble = nibbles >> (4 * cell) & 0xF;
+                sum -= tile(nibble);
+                if nibble < top {
+                    nibbles += 1 << (4 * cell);
+                    sum += tile(nibble + 1);
+                    break;
+                }
+                nibbles &= !(0xF << (4 * cell));
             }
-            (pdep(nibbles, cells), sum)
+            content
         })
     }
 
@@ -478,14 +611,20 @@ mod tests {
     }
 
     /// Every rank of a space gives back a board of the space that has that
-    /// rank, in increasing order; marked ranks give back just their boards.
+    /// rank, in increasing order; marked ranks give back just their boards,
+    /// read from any position.
     #[test]
     fn ranks_give_back_their_boards_in_order() {
         let large = 0xfff0_fff0_0000_0000;
         let space = Space::within(large, 40, |_, _| true).unwrap();
-        let all = vec![u64::MAX; (space.len() / 64 + 1) as usize];
-        let mut boards = Vec::new();
-        assert_eq!(space.boards(&all, |board| boards.push(board)), space.len());
+        let mut all = vec![u64::MAX; (space.len() / 64 + 1) as usize];
+        // No rank past the last.
+        assert!(Marks::new(space.clone(), all.clone()).is_none());
+        *all.last_mut().unwrap() = (1 << (space.len() % 64)) - 1;
+        let boards = Marks::new(space.clone(), all.clone())
+            .unwrap()
+            .read(0, usize::MAX);
+        assert_eq!(boards.len() as u64, space.len());
         assert_eq!(boards.len() as u64, boards_of_sum(10, 40, 5));
         for (rank, pair) in boards.windows(2).enumerate() {
             assert!(pair[0] < pair[1]);
@@ -507,12 +646,20 @@ mod tests {
             let rank = space.rank(board).unwrap();
             bits[(rank / 64) as usize] |= 1 << (rank % 64);
         }
-        let mut back = Vec::new();
-        assert_eq!(
-            space.boards(&bits, |board| back.push(board)),
-            marked.len() as u64
-        );
-        assert_eq!(back, marked);
+        let marks = Marks::new(space.clone(), bits.clone()).unwrap();
+        assert_eq!(marks.len(), marked.len());
+        assert_eq!(marks.read(0, usize::MAX), marked);
+        // From any position, within the space's ranks and past them.
+        for start in (0..marked.len() + 3).step_by(5) {
+            for count in [0, 1, 2, 63, 64, 65, 1 << 15] {
+                let end = (start + count).min(marked.len());
+                let expected = marked.get(start..end).unwrap_or_default();
+                assert_eq!(marks.read(start, count), expected, "{start} {count}");
+            }
+        }
+        // A bitmap of another size is refused.
+        bits.push(0);
+        assert!(Marks::new(space, bits).is_none());
     }
 
     /// The low half's entries fit 16 bits: whatever the largest tile, no
