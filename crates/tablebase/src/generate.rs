@@ -364,11 +364,11 @@ mod tests {
                     assert_eq!(marks.len(), expected.len());
                     assert_eq!(marks.read(0, usize::MAX), expected, "{name} layer {index}");
                     // Read a piece at a time from any position.
-                    let mut pieces = Vec::new();
+                    let mut read = Vec::new();
                     for start in (0..marks.len() + 100).step_by(97) {
-                        pieces.extend(marks.read(start, 97));
+                        read.extend(marks.read(start, 97));
                     }
-                    assert_eq!(pieces, expected, "{name} layer {index}");
+                    assert_eq!(read, expected, "{name} layer {index}");
                 }
                 // What `layer` does within its bytes a parent.
                 let parents = (two.len() + four.len()) as u64;
