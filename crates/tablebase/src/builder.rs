@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
 use crate::storage::{self, LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
@@ -623,8 +624,15 @@ struct Solving<'a> {
 
 impl Solving<'_> {
     /// The positions of `boards` whose rate is above 0 (a missing position
-    /// reads as 0), given the two layers after.
-    fn solve<R: Rate>(&self, boards: &[u64], next: &Solved<R>, after: &Solved<R>) -> Solved<R> {
+    /// reads as 0), given the two layers after; their lookups by rank come
+    /// from `marks`, the layer's, if given.
+    fn solve<R: Rate>(
+        &self,
+        boards: &[u64],
+        marks: Option<&Marks>,
+        next: &Solved<R>,
+        after: &Solved<R>,
+    ) -> Solved<R> {
         let Self {
             spec,
             mover,
@@ -638,9 +646,20 @@ impl Solving<'_> {
             solve::layer(spec, mover, index, boards, [next, after], batch_most)
         };
         let (kept_boards, kept_rates) = solve::kept(boards, &rates);
-        // Not held while the kept positions' lookups are built.
-        drop(rates);
-        Solved::new(kept_boards, kept_rates)
+        match marks {
+            // The rates are held while the lookups are made (as
+            // `whole_bytes_per_position` allows for), which saves working
+            // out the rank of every position kept.
+            Some(marks) => {
+                let ranked = Ranked::of_kept(marks, |position| rates[position] > R::default());
+                Solved::with_ranks(kept_boards, kept_rates, ranked)
+            }
+            None => {
+                // Not held while the kept positions' lookups are built.
+                drop(rates);
+                Solved::new(kept_boards, kept_rates)
+            }
+        }
     }
 
     /// The header of the layer file, which stores `positions`.
@@ -664,7 +683,7 @@ impl Solving<'_> {
         next: &Solved<R>,
         after: &Solved<R>,
     ) -> Result<(Solved<R>, Stored), Error> {
-        let solved = self.solve(&parents.read_all()?, next, after);
+        let solved = self.solve(&parents.read_all()?, parents.marks(), next, after);
         if !self.options.layers_hold_solved_rates() {
             write_solved(&rates_path(self.work, self.index), &solved)?;
         }
@@ -720,7 +739,7 @@ impl Solving<'_> {
                 };
                 [fetch(0)?, fetch(1)?]
             };
-            let solved = self.solve(&boards, &next, &after);
+            let solved = self.solve(&boards, None, &next, &after);
             stored += solved
                 .rates()
                 .iter()

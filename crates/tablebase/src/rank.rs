@@ -122,6 +122,13 @@ impl Space {
         self.count
     }
 
+    /// The bytes its tables take.
+    fn table_bytes(&self) -> u64 {
+        let cells = |cells: u64| cells.count_ones() / 4;
+        Half::<u16>::bytes(cells(self.low.cells), self.low.top)
+            + Half::<u32>::bytes(cells(self.high.cells), self.high.top)
+    }
+
     /// The rank of `board`, a board of the space's tile sum, or `None` if
     /// it is not one of the boards: if it has a tile over the largest or a
     /// high half over the sum, or lacks a large tile. A board of another
@@ -530,6 +537,33 @@ impl Ranked {
         Some(Self { space, words })
     }
 
+    /// Rank lookups over the positions of `marks` that `keep` keeps (by
+    /// position), if they stay within the bounds of [`Ranked::new`]: the
+    /// same lookups, from the ranks the marks hold, where [`Ranked::new`]
+    /// works out each board's.
+    pub fn of_kept(marks: &Marks, keep: impl Fn(usize) -> bool) -> Option<Self> {
+        let mut words = Vec::with_capacity(marks.bits.len());
+        let (mut position, mut before) = (0, 0);
+        for &marked in &marks.bits {
+            let (mut bits, mut left) = (0, marked);
+            while left != 0 {
+                let bit = left & left.wrapping_neg();
+                if keep(position) {
+                    bits |= bit;
+                }
+                left ^= bit;
+                position += 1;
+            }
+            words.push(Word { bits, before });
+            before += u64::from(bits.count_ones());
+        }
+        let bytes = marks.space.table_bytes() + (words.len() * size_of::<Word>()) as u64;
+        (before > 0 && bytes <= SPARE_BYTES + MOST_BYTES_PER_POSITION * before).then(|| Self {
+            space: marks.space.clone(),
+            words,
+        })
+    }
+
     /// The position of `board` in the layer, if it holds it.
     pub fn find(&self, board: u64) -> Option<usize> {
         self.at(self.space.exact_rank(board)?)
@@ -660,6 +694,51 @@ mod tests {
         // A bitmap of another size is refused.
         bits.push(0);
         assert!(Marks::new(space, bits).is_none());
+    }
+
+    /// Lookups over the kept positions of a layer's marks are those made
+    /// from the kept boards, and made or not alike.
+    #[test]
+    fn lookups_of_kept_marks_are_those_of_the_kept_boards() {
+        let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
+        let layers = crate::memory::build::<f64>(&spec);
+        let (mut made, mut refused) = (0, 0);
+        for layer in &layers {
+            let boards = layer.boards();
+            let Some(first) = boards.first() else {
+                continue;
+            };
+            let large = large_nibbles(*first);
+            let space = Space::within(large, tile_sum(first & !large).into(), |_, _| true);
+            let Some(space) = space else {
+                continue;
+            };
+            let mut bits = vec![0; (space.len() / 64 + 1) as usize];
+            for &board in boards {
+                let rank = space.exact_rank(board).unwrap();
+                bits[(rank / 64) as usize] |= 1 << (rank % 64);
+            }
+            let marks = Marks::new(space, bits).unwrap();
+            for step in [1, 3, 50] {
+                let keep = |position: usize| position.is_multiple_of(step);
+                let kept: Vec<u64> = (boards.iter().enumerate())
+                    .filter(|&(position, _)| keep(position))
+                    .map(|(_, &board)| board)
+                    .collect();
+                let (of_marks, of_boards) = (Ranked::of_kept(&marks, keep), Ranked::new(&kept));
+                assert_eq!(of_marks.is_some(), of_boards.is_some());
+                let (Some(of_marks), Some(of_boards)) = (of_marks, of_boards) else {
+                    refused += 1;
+                    continue;
+                };
+                made += 1;
+                for &board in boards {
+                    assert_eq!(of_marks.position(board), of_boards.position(board));
+                    assert_eq!(of_marks.find(board), of_boards.find(board));
+                }
+            }
+        }
+        assert!(made > 10 && refused > 0, "{made} made, {refused} refused");
     }
 
     /// The low half's entries fit 16 bits: whatever the largest tile, no

@@ -51,8 +51,18 @@ impl<R: Rate> Solved<R> {
     /// # Panics
     /// If the lengths differ.
     pub fn new(boards: Vec<u64>, rates: Vec<R>) -> Self {
+        let ranked = Ranked::new(&boards);
+        Self::with_ranks(boards, rates, ranked)
+    }
+
+    /// The same, found by `ranked` if given (the lookups [`Ranked::new`]
+    /// makes for the boards or none), else through an index.
+    ///
+    /// # Panics
+    /// If the lengths differ.
+    pub(crate) fn with_ranks(boards: Vec<u64>, rates: Vec<R>, ranked: Option<Ranked>) -> Self {
         assert_eq!(boards.len(), rates.len(), "one rate per board");
-        let lookup = match Ranked::new(&boards) {
+        let lookup = match ranked {
             Some(ranked) => Lookup::Ranks(Box::new(ranked)),
             None => Lookup::Buckets(Index::new(&boards)),
         };
