@@ -76,8 +76,8 @@ impl Space {
         }
         // No tile is over the sum.
         let top = u64::from(sum.max(1).ilog2());
-        let (low_cells, high_cells) = (cells / 2, cells - cells / 2);
-        let tables = Half::<u16>::bytes(low_cells, top) + Half::<u32>::bytes(high_cells, top);
+        let low_cells = cells / 2;
+        let tables = table_bytes(cells, top);
         let count = boards_of_sum(cells, sum, top);
         if count >= u64::from(NONE) || !accept(tables, count) {
             return None;
@@ -124,9 +124,7 @@ impl Space {
 
     /// The bytes its tables take.
     fn table_bytes(&self) -> u64 {
-        let cells = |cells: u64| cells.count_ones() / 4;
-        Half::<u16>::bytes(cells(self.low.cells), self.low.top)
-            + Half::<u32>::bytes(cells(self.high.cells), self.high.top)
+        table_bytes((!self.large).count_ones() / 4, self.low.top)
     }
 
     /// The rank of `board`, a board of the space's tile sum, or `None` if
@@ -473,6 +471,12 @@ impl<E: Copy + Into<u32>> Half<E> {
 /// content with a tile over the largest: whatever it is added to, the rank
 /// is past the space's boards.
 const NONE: u32 = u32::MAX;
+
+/// The bytes of the tables of a [`Space`] of `cells` free cells with tiles
+/// up to `2^top`: a low half of `cells / 2` cells, a high half of the rest.
+fn table_bytes(cells: u32, top: u64) -> u64 {
+    Half::<u16>::bytes(cells / 2, top) + Half::<u32>::bytes(cells - cells / 2, top)
+}
 
 /// How many ways `cells` cells hold tiles up to `2^top` (or nothing) of
 /// tile sum `sum`.
