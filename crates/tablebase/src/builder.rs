@@ -623,16 +623,8 @@ struct Solving<'a> {
 }
 
 impl Solving<'_> {
-    /// The positions of `boards` whose rate is above 0 (a missing position
-    /// reads as 0), given the two layers after; their lookups by rank come
-    /// from `marks`, the layer's, if given.
-    fn solve<R: Rate>(
-        &self,
-        boards: &[u64],
-        marks: Option<&Marks>,
-        next: &Solved<R>,
-        after: &Solved<R>,
-    ) -> Solved<R> {
+    /// The rates of `boards`, given the two layers after.
+    fn rates<R: Rate>(&self, boards: &[u64], next: &Solved<R>, after: &Solved<R>) -> Vec<R> {
         let Self {
             spec,
             mover,
@@ -640,11 +632,25 @@ impl Solving<'_> {
             batch_most,
             ..
         } = *self;
-        let rates = if spec.is_horizon(index) {
+        if spec.is_horizon(index) {
             solve::horizon(spec, boards)
         } else {
             solve::layer(spec, mover, index, boards, [next, after], batch_most)
-        };
+        }
+    }
+
+    /// The positions of `boards` whose rate is above 0 (a missing position
+    /// reads as 0), given the two layers after, with their lookups (by rank
+    /// from `marks`, the layer's, if given), to be held for the layers
+    /// below.
+    fn solve<R: Rate>(
+        &self,
+        boards: &[u64],
+        marks: Option<&Marks>,
+        next: &Solved<R>,
+        after: &Solved<R>,
+    ) -> Solved<R> {
+        let rates = self.rates(boards, next, after);
         let (kept_boards, kept_rates) = solve::kept(boards, &rates);
         match marks {
             // The rates are held while the lookups are made (as
@@ -739,13 +745,14 @@ impl Solving<'_> {
                 };
                 [fetch(0)?, fetch(1)?]
             };
-            let solved = self.solve(&boards, None, &next, &after);
-            stored += solved
-                .rates()
+            // A segment is written, not held: it needs no lookups.
+            let rates = self.rates(&boards, &next, &after);
+            let (kept_boards, kept_rates) = solve::kept(&boards, &rates);
+            stored += kept_rates
                 .iter()
                 .filter(|&&rate| rate.probability() > prune)
                 .count() as u64;
-            out.extend_solved(solved.boards(), solved.rates())?;
+            out.extend_solved(&kept_boards, &kept_rates)?;
         }
         out.finish()?;
         let header = self.header(stored);
