@@ -100,6 +100,25 @@ fn builds_queries_and_verifies() {
     }
 }
 
+/// Builds `l3.json` (L3near) to 32 into `killed` with `options`, killed
+/// once it has printed a line starting with `line`.
+fn kill_at(dir: &Path, options: &[&str], line: &str) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
+        .args(["build", "l3.json", "32", "-o", "killed"])
+        .args(options)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let seen = stdout
+        .lines()
+        .any(|printed| printed.unwrap().starts_with(line));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(seen, "the build printed {line:?}");
+}
+
 #[test]
 fn a_killed_build_resumes_to_the_same_files() {
     let dir = tempfile::tempdir().unwrap();
@@ -128,20 +147,7 @@ fn a_killed_build_resumes_to_the_same_files() {
         ),
     ] {
         let _ = std::fs::remove_dir_all(dir.path().join("killed"));
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
-            .args(["build", "l3.json", "32", "-o", "killed"])
-            .args(options)
-            .current_dir(dir.path())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let seen = stdout
-            .lines()
-            .any(|printed| printed.unwrap().starts_with(line));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(seen, "the build printed {line:?}");
+        kill_at(dir.path(), options, line);
         let manifest = std::fs::read_to_string(dir.path().join("killed/table.json")).unwrap();
         assert!(
             manifest.contains("\"complete\": false"),
@@ -178,6 +184,31 @@ fn a_killed_build_resumes_to_the_same_files() {
             "a killed build's temporary file is removed"
         );
     }
+}
+
+#[test]
+fn a_resumed_build_refuses_a_corrupt_working_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    kill_at(dir.path(), &[], "solved    layer   30");
+    // A byte changed in the middle of the largest working file, which
+    // keeps its size.
+    let work = dir.path().join("killed/work");
+    let largest = std::fs::read_dir(&work)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .max_by_key(|path| std::fs::metadata(path).unwrap().len())
+        .unwrap();
+    let mut bytes = std::fs::read(&largest).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x10;
+    std::fs::write(&largest, bytes).unwrap();
+    let resumed = tb_build(&["build", "l3.json", "32", "-o", "killed"], dir.path());
+    assert!(!resumed.status.success());
+    let err = text(&resumed.stderr);
+    let name = largest.file_name().unwrap().to_string_lossy();
+    assert!(err.contains(&format!("{name}: checksum mismatch")), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 #[test]

@@ -27,8 +27,8 @@ use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
 use crate::storage::{self, LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
-    Generated, RatesFile, Runs, WordWriter, boards_path, rates_path, remove_if_present, unpack,
-    write_solved, write_words,
+    GENERATED, Generated, RatesFile, Runs, WordWriter, boards_path, check_all, rates_path,
+    remove_if_present, unpack, write_solved, write_words,
 };
 use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
 
@@ -337,15 +337,17 @@ pub fn build(
     fs::create_dir_all(&work).map_err(io(&work))?;
     // A killed build may have left files half-written under temporary
     // names; nothing reads them, and the files they were for are rewritten.
+    // The files it finished are checked before any is trusted.
     for folder in [dir, &work] {
         remove_temporaries(folder)?;
     }
+    check_all(&work)?;
     let steps = spec.steps();
     let solved_before = (0..steps)
         .rev()
         .take_while(|&i| layer_path(dir, i).exists())
         .count();
-    let generated_marker = work.join("generated");
+    let generated_marker = work.join(GENERATED);
     let generated_before = if generated_marker.exists() || solved_before > 0 {
         steps
     } else {

@@ -10,11 +10,14 @@
 //! child layers unpacked from their layer files (`unpacked-NNNN`), both as
 //! rates.
 //!
-//! All are little-endian u64 words, written under a temporary name and
-//! renamed when complete, and read whole or a piece at a time: a build
-//! within a memory budget never needs a layer in memory whole (marks are
-//! held whole, a bit for each board of the layer's sum: generation held
-//! a bitmap as large for each thread).
+//! All are little-endian u64 words and a last word of checksum (the
+//! CRC-32 of the words before it beside a tag), written under a temporary
+//! name and renamed when complete, and read whole or a piece at a time: a
+//! build within a memory budget never needs a layer in memory whole
+//! (marks are held whole, a bit for each board of the layer's sum:
+//! generation held a bitmap as large for each thread). A resumed build
+//! checks every working file it finds ([`check_all`]) before it trusts
+//! one.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -52,12 +55,21 @@ pub fn remove_if_present(path: &Path) -> Result<(), Error> {
     }
 }
 
-/// A file of u64 words being written; it appears under its name when
-/// [`WordWriter::finish`] is called, not before.
+/// The high half of a working file's last word, beside the checksum in
+/// its low half: a file cut by whole words ends in a word without it.
+const TAG: u64 = u64::from_le_bytes(*b"\0\0\0\0work");
+
+/// The name of the empty file that says generation is complete: the one
+/// file of `work/` that is not words.
+pub const GENERATED: &str = "generated";
+
+/// A file of u64 words being written; it appears under its name, its
+/// checksum last, when [`WordWriter::finish`] is called, not before.
 #[derive(Debug)]
 pub struct WordWriter {
     file: AtomicFile,
     out: BufWriter<File>,
+    checksum: crc32fast::Hasher,
 }
 
 impl WordWriter {
@@ -68,7 +80,11 @@ impl WordWriter {
     pub fn create(path: &Path) -> Result<Self, Error> {
         let file = AtomicFile::create(path)?;
         let out = BufWriter::with_capacity(1 << 20, file.handle()?);
-        Ok(Self { file, out })
+        Ok(Self {
+            file,
+            out,
+            checksum: crc32fast::Hasher::new(),
+        })
     }
 
     /// Appends words.
@@ -76,10 +92,7 @@ impl WordWriter {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn extend(&mut self, words: &[u64]) -> Result<(), Error> {
-        words
-            .iter()
-            .try_for_each(|word| self.out.write_all(&word.to_le_bytes()))
-            .map_err(|source| self.file.error(source))
+        self.append(words.iter().copied())
     }
 
     /// Appends the positions of a solved piece, board and rate bits in turn.
@@ -87,26 +100,67 @@ impl WordWriter {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn extend_solved<R: Rate>(&mut self, boards: &[u64], rates: &[R]) -> Result<(), Error> {
-        boards
-            .iter()
-            .zip(rates)
-            .try_for_each(|(board, rate)| {
-                self.out.write_all(&board.to_le_bytes())?;
-                self.out.write_all(&rate.to_bits().to_le_bytes())
-            })
-            .map_err(|source| self.file.error(source))
+        let pairs = boards.iter().zip(rates);
+        self.append(pairs.flat_map(|(&board, rate)| [board, rate.to_bits()]))
     }
 
-    /// Flushes the words and renames the file into place.
+    /// Appends `words` and takes them into the checksum, 8 KiB at a time.
+    fn append(&mut self, mut words: impl Iterator<Item = u64>) -> Result<(), Error> {
+        let mut bytes = [0u8; 1 << 13];
+        loop {
+            let mut filled = 0;
+            for (to, word) in bytes.chunks_exact_mut(8).zip(&mut words) {
+                to.copy_from_slice(&word.to_le_bytes());
+                filled += 8;
+            }
+            if filled == 0 {
+                return Ok(());
+            }
+            self.checksum.update(&bytes[..filled]);
+            self.out
+                .write_all(&bytes[..filled])
+                .map_err(|source| self.file.error(source))?;
+        }
+    }
+
+    /// Appends the checksum, flushes the words and renames the file into
+    /// place.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn finish(self) -> Result<(), Error> {
-        let Self { file, out } = self;
+        let Self {
+            file,
+            mut out,
+            checksum,
+        } = self;
+        let last = TAG | u64::from(checksum.finalize());
+        out.write_all(&last.to_le_bytes())
+            .map_err(|source| file.error(source))?;
         out.into_inner()
             .map_err(|error| file.error(error.into_error()))?;
         file.finish()
     }
+}
+
+/// Checks the checksum of every working file in `work` (all but the
+/// [`GENERATED`] mark): what a resumed build does before it reads any.
+///
+/// # Errors
+/// [`Error::Io`] if one cannot be read; [`Error::File`] naming the first
+/// one cut short or corrupt.
+pub fn check_all(work: &Path) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: work.to_owned(),
+        source,
+    };
+    for entry in std::fs::read_dir(work).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        if entry.file_name() != GENERATED {
+            WordReader::open(&entry.path())?.check()?;
+        }
+    }
+    Ok(())
 }
 
 /// Writes a whole solved layer's working rates.
@@ -260,15 +314,17 @@ impl Generated {
 pub struct WordReader {
     path: PathBuf,
     file: File,
+    /// The words before the checksum.
     len: usize,
+    checksum: u32,
 }
 
 impl WordReader {
     /// Opens `path`.
     ///
     /// # Errors
-    /// [`Error::Io`] if it cannot be read; [`Error::File`] if its length is
-    /// not a whole number of words.
+    /// [`Error::Io`] if it cannot be read; [`Error::File`] if it is not a
+    /// whole number of words ending in a checksum.
     pub fn open(path: &Path) -> Result<Self, Error> {
         let io = |source| Error::Io {
             path: path.to_owned(),
@@ -276,7 +332,12 @@ impl WordReader {
         };
         let file = File::open(path).map_err(io)?;
         let bytes = file.metadata().map_err(io)?.len();
-        if bytes % 8 != 0 {
+        let mut last = [0u8; 8];
+        if bytes % 8 == 0 && bytes >= 8 {
+            file.read_exact_at(&mut last, bytes - 8).map_err(io)?;
+        }
+        let last = u64::from_le_bytes(last);
+        if last & !u64::from(u32::MAX) != TAG {
             return Err(Error::File {
                 path: path.to_owned(),
                 problem: "a working file of whole u64 values is cut short".to_owned(),
@@ -285,13 +346,48 @@ impl WordReader {
         Ok(Self {
             path: path.to_owned(),
             file,
-            len: usize::try_from(bytes / 8).expect("a file that fits in memory's address space"),
+            len: usize::try_from(bytes / 8 - 1)
+                .expect("a file that fits in memory's address space"),
+            checksum: last as u32,
         })
     }
 
     /// The number of words.
     pub fn len(&self) -> usize {
         self.len
+    }
+
+    /// Reads the file through and compares its checksum.
+    ///
+    /// # Errors
+    /// [`Error::Io`] if it cannot be read; [`Error::File`] if the words do
+    /// not have the checksum written after them.
+    pub fn check(&self) -> Result<(), Error> {
+        const PIECE: u64 = 1 << 20;
+        let mut checksum = crc32fast::Hasher::new();
+        let mut bytes = vec![0u8; PIECE as usize];
+        let (mut at, end) = (0, 8 * self.len as u64);
+        while at < end {
+            let piece = &mut bytes[..PIECE.min(end - at) as usize];
+            self.file
+                .read_exact_at(piece, at)
+                .map_err(|source| Error::Io {
+                    path: self.path.clone(),
+                    source,
+                })?;
+            checksum.update(piece);
+            at += piece.len() as u64;
+        }
+        if checksum.finalize() != self.checksum {
+            return Err(Error::File {
+                path: self.path.clone(),
+                problem:
+                    "checksum mismatch: the working file is corrupt; remove the table's folder to \
+                          build it anew"
+                        .to_owned(),
+            });
+        }
+        Ok(())
     }
 
     /// The words `start..start + count`.
@@ -429,17 +525,14 @@ fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     use std::io::{BufReader, Read};
+    // Each run read through to its checksum, which is not a board.
     let mut readers = paths
         .iter()
         .map(|path| {
-            File::open(path)
-                .map(|file| BufReader::with_capacity(1 << 16, file))
-                .map_err(|source| Error::Io {
-                    path: path.clone(),
-                    source,
-                })
+            let WordReader { file, len, .. } = WordReader::open(path)?;
+            Ok(BufReader::with_capacity(1 << 16, file).take(8 * len as u64))
         })
-        .collect::<Result<Vec<_>, _>>()?;
+        .collect::<Result<Vec<_>, Error>>()?;
     let mut next = |run: usize| -> Result<Option<u64>, Error> {
         let mut bytes = [0u8; 8];
         match readers[run].read_exact(&mut bytes) {
@@ -656,19 +749,50 @@ mod tests {
     fn cut_files_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("cut");
+        let cut = |error: Error| error.to_string().contains("cut short");
         std::fs::write(&path, [0u8; 12]).unwrap();
-        assert!(
-            WordReader::open(&path)
-                .unwrap_err()
-                .to_string()
-                .contains("cut short")
-        );
+        assert!(cut(WordReader::open(&path).unwrap_err()));
+        // Whole words, but the last is not a checksum.
         std::fs::write(&path, [0u8; 24]).unwrap();
-        assert!(
-            RatesFile::open(&path)
-                .unwrap_err()
-                .to_string()
-                .contains("cut short")
-        );
+        assert!(cut(WordReader::open(&path).unwrap_err()));
+        write_words(&path, &[1, 2, 3]).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 8]).unwrap();
+        assert!(cut(WordReader::open(&path).unwrap_err()));
+        // Pairs of board and rate, one short.
+        write_words(&path, &[1, 2, 3]).unwrap();
+        assert!(cut(RatesFile::open(&path).unwrap_err()));
+    }
+
+    /// Every file a build writes in `work/` is checked by its checksum: a
+    /// byte changed anywhere in its words is found, and the files written
+    /// pass.
+    #[test]
+    fn changed_files_fail_their_checksum() {
+        let dir = tempfile::tempdir().unwrap();
+        let words: Vec<u64> = (0..300_000u64).map(|i| i * i).collect();
+        write_words(&boards_path(dir.path(), 1), &words).unwrap();
+        write_solved(
+            &rates_path(dir.path(), 2),
+            &Solved::new(words.clone(), vec![0.5f64; words.len()]),
+        )
+        .unwrap();
+        File::create(dir.path().join(GENERATED)).unwrap();
+        check_all(dir.path()).unwrap();
+        let reader = WordReader::open(&boards_path(dir.path(), 1)).unwrap();
+        assert_eq!(reader.read_all().unwrap(), words);
+
+        let path = rates_path(dir.path(), 2);
+        let original = std::fs::read(&path).unwrap();
+        for at in [0, 8 * 2 * 12_345 + 9, original.len() - 9] {
+            let mut changed = original.clone();
+            changed[at] ^= 0x10;
+            std::fs::write(&path, &changed).unwrap();
+            let error = check_all(dir.path()).unwrap_err().to_string();
+            assert!(
+                error.contains("rates-0002") && error.contains("checksum mismatch"),
+                "{error}"
+            );
+        }
     }
 }
