@@ -56,7 +56,11 @@ enum Command {
         #[arg(long)]
         optimal_only: bool,
         /// zstd compression level of the layer files (1 to 19)
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=19))]
+        #[arg(
+            long,
+            default_value_t = Options::default().level,
+            value_parser = clap::value_parser!(i32).range(1..=19)
+        )]
         level: i32,
         /// Memory budget for generation (e.g. 4G): a layer whose children
         /// would need more is generated in segments merged from disk

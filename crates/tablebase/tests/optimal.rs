@@ -78,7 +78,8 @@ fn thinned_tables_keep_the_rates_and_the_best_children() {
         .map(|i| std::fs::read(layer_path(&thin, i)).unwrap())
         .collect();
     let work = tempfile::tempdir().unwrap();
-    optimal::thin(&spec, &thin, work.path(), 3, Some(0), &mut |_, _, _| {}).unwrap();
+    let level = Options::default().level;
+    optimal::thin(&spec, &thin, work.path(), level, Some(0), &mut |_, _, _| {}).unwrap();
     let after: Vec<Vec<u8>> = (0..spec.steps())
         .map(|i| std::fs::read(layer_path(&thin, i)).unwrap())
         .collect();
