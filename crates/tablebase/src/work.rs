@@ -340,7 +340,9 @@ impl WordReader {
         if last & !u64::from(u32::MAX) != TAG {
             return Err(Error::File {
                 path: path.to_owned(),
-                problem: "a working file of whole u64 values is cut short".to_owned(),
+                problem: "a working file of whole u64 values is cut short (it does not end in \
+                          its checksum)"
+                    .to_owned(),
             });
         }
         Ok(Self {
@@ -379,12 +381,11 @@ impl WordReader {
             at += piece.len() as u64;
         }
         if checksum.finalize() != self.checksum {
+            let problem = "checksum mismatch: the working file is corrupt; remove the table's \
+                           folder to build it anew";
             return Err(Error::File {
                 path: self.path.clone(),
-                problem:
-                    "checksum mismatch: the working file is corrupt; remove the table's folder to \
-                          build it anew"
-                        .to_owned(),
+                problem: problem.to_owned(),
             });
         }
         Ok(())
