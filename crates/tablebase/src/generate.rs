@@ -197,8 +197,8 @@ pub const REACHED_BYTES_PER_PARENT: u64 = 8;
 /// the boards of the layer's tile sum (a `rank::Space`): nothing to hold,
 /// sort or merge, and the layer comes out in order. Generating L3-256's
 /// layers in memory took 1.5 times less CPU than sorting
-/// (docs/tablebase-builder.md). Each thread marks a bitmap of its own, joined at
-/// the end.
+/// (docs/tablebase-builder.md). Each thread marks a bitmap of its own,
+/// joined at the end.
 pub struct Reached {
     space: Space,
     /// One bitmap a thread.

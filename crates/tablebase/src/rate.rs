@@ -9,8 +9,9 @@
 //! other numbers: 29.6% of L3-64's positions and 50.4% of 442-128's, by
 //! up to 14 and 26 units (docs/tablebase.md). So 2048lab solves a `u32`
 //! table in [`Fixed`], an `f32` table in `f32` and an `f64` table in
-//! `f64`, and its tables hold the reference's numbers in each. `u16` tables, which the
-//! reference has not, are solved in `f64` and rounded when stored.
+//! `f64`, and its tables hold the reference's numbers in each. `u16`
+//! tables, which the reference has not, are solved in `f64` and rounded
+//! when stored.
 
 use std::fmt::Debug;
 
