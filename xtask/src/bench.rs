@@ -50,10 +50,13 @@ struct Row {
 }
 
 /// A program run and what it printed.
-struct Ran {
-    stdout: String,
+pub(crate) struct Ran {
+    pub(crate) stdout: String,
     /// The largest resident size of the process, in bytes.
-    peak: u64,
+    pub(crate) peak: u64,
+    /// The CPU time of the process (user + system), in seconds, where the
+    /// system says.
+    pub(crate) cpu: Option<f64>,
 }
 
 pub fn bench(options: &Options) -> Result<(), String> {
@@ -268,9 +271,9 @@ fn record(
     rows[index].peaks[column].push(peak);
 }
 
-/// Runs `binary args` in `scratch`, and the peak resident size the kernel
-/// recorded for it.
-fn run_program(binary: &Path, scratch: &Path, args: &[String]) -> Result<Ran, String> {
+/// Runs `binary args` in `scratch`, and the peak resident size and CPU
+/// time the kernel recorded for it.
+pub(crate) fn run_program(binary: &Path, scratch: &Path, args: &[String]) -> Result<Ran, String> {
     let mut child = Command::new(binary)
         .args(args)
         .current_dir(scratch)
@@ -292,7 +295,7 @@ fn run_program(binary: &Path, scratch: &Path, args: &[String]) -> Result<Ran, St
         .expect("piped")
         .read_to_string(&mut stderr)
         .map_err(|e| format!("{}: {e}", binary.display()))?;
-    let (success, peak) = wait_with_peak(child)?;
+    let (success, peak, cpu) = wait_with_usage(child)?;
     if !success {
         return Err(format!(
             "{} {} failed: {}",
@@ -301,13 +304,13 @@ fn run_program(binary: &Path, scratch: &Path, args: &[String]) -> Result<Ran, St
             stderr.trim()
         ));
     }
-    Ok(Ran { stdout, peak })
+    Ok(Ran { stdout, peak, cpu })
 }
 
-/// Waits for `child` and reads its peak resident size from the kernel's
-/// accounting of that one process (`wait4`).
+/// Waits for `child` and reads its peak resident size and CPU time from the
+/// kernel's accounting of that one process (`wait4`).
 #[cfg(unix)]
-fn wait_with_peak(child: std::process::Child) -> Result<(bool, u64), String> {
+fn wait_with_usage(child: std::process::Child) -> Result<(bool, u64, Option<f64>), String> {
     let pid = child.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: rusage is plain data that wait4 fills in; the pid is our
@@ -319,14 +322,16 @@ fn wait_with_peak(child: std::process::Child) -> Result<(bool, u64), String> {
         return Err(format!("waiting for process {pid} failed"));
     }
     let success = libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0;
+    let seconds = |time: libc::timeval| time.tv_sec as f64 + time.tv_usec as f64 * 1e-6;
+    let cpu = seconds(usage.ru_utime) + seconds(usage.ru_stime);
     // Linux reports kibibytes.
-    Ok((success, usage.ru_maxrss as u64 * 1024))
+    Ok((success, usage.ru_maxrss as u64 * 1024, Some(cpu)))
 }
 
 #[cfg(not(unix))]
-fn wait_with_peak(mut child: std::process::Child) -> Result<(bool, u64), String> {
+fn wait_with_usage(mut child: std::process::Child) -> Result<(bool, u64, Option<f64>), String> {
     let status = child.wait().map_err(|e| e.to_string())?;
-    Ok((status.success(), 0))
+    Ok((status.success(), 0, None))
 }
 
 /// The moves/s of every block line (`001/001 367ms 1364722.07ops`).
@@ -414,7 +419,8 @@ fn significant(x: f64) -> String {
     format!("{x:.decimals$}")
 }
 
-fn peak_mib(peaks: &[u64]) -> String {
+/// The largest of `peaks`, in MiB.
+pub(crate) fn peak_mib(peaks: &[u64]) -> String {
     peaks
         .iter()
         .max()

@@ -6,6 +6,7 @@ mod bench;
 mod native;
 mod pgo;
 mod profile;
+mod tablebase;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -89,6 +90,12 @@ enum Recipe {
         #[arg(long, default_value = "2p")]
         depth: String,
     },
+    /// Builds tables with the release tb-build, in turns, and prints the
+    /// wall time, CPU time (user + system) and peak memory of each beside
+    /// the reference builder's figures; with --vs, another build's
+    /// tb-build after each run, its tables checked byte for byte, and the
+    /// paired ratios of CPU time.
+    Tablebase(tablebase::Options),
     /// Builds release binaries for this machine's CPU (`-C target-cpu=native`)
     /// into target/native, apart from the portable x86-64-v3 build.
     ///
@@ -187,6 +194,7 @@ fn main() -> ExitCode {
             })
         }
         Recipe::Bench(options) => bench::bench(&options),
+        Recipe::Tablebase(options) => tablebase::tablebase(&options),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

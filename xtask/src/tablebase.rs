@@ -1,0 +1,393 @@
+//! `cargo xtask tablebase`: whole table builds with the release `tb-build`,
+//! measured as docs/tablebase.md quotes them: wall time, CPU time (user +
+//! system) and peak memory of each build, beside the reference builder's
+//! figures; with `--vs`, another build's `tb-build` right after each run,
+//! its tables checked byte for byte against this build's, and the paired
+//! ratios of CPU time, which are what a change's worth is judged by on a
+//! machine whose speed drifts.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::bench::{median, peak_mib, run_program, summarise};
+use crate::{run_cargo, workspace_root};
+
+/// The options of `cargo xtask tablebase`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct Options {
+    /// Tables to build, each FORMATION-TARGET (a built-in formation or a
+    /// formation file)
+    #[arg(long, value_delimiter = ',', default_value = "442-128,L3-128,L3-256")]
+    pub tables: Vec<String>,
+    /// Thread counts [default: 1 and all cores]
+    #[arg(long, value_delimiter = ',')]
+    pub threads: Vec<usize>,
+    /// Rounds; each builds every table at every thread count once
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// How the rates are stored (tb-build's --precision)
+    #[arg(long, default_value = "u32")]
+    pub precision: String,
+    /// A folder holding another build's tb-build, run right after each of
+    /// this build's runs (in turns, the other first every other round)
+    #[arg(long, value_name = "DIR")]
+    pub vs: Option<PathBuf>,
+}
+
+/// The reference builder's figures (../shared/docs/reference-figures.md):
+/// CPU seconds (user + system) and peak MiB, on an idle 2-core machine of
+/// the development machine's kind, 2 threads, `f64` rates.
+const REFERENCE: [(&str, f64, u64); 5] = [
+    ("L3-64", 7.0, 172),
+    ("442-128", 11.5, 172),
+    ("L3-128", 19.6, 194),
+    ("L3-256", 45.0, 216),
+    // 1.68 GiB.
+    ("free8-128", 922.0, 1720),
+];
+
+/// One build's runs of one table at one thread count.
+#[derive(Debug, Default)]
+struct Runs {
+    wall: Vec<f64>,
+    cpu: Vec<f64>,
+    peak: Vec<u64>,
+}
+
+/// A table at a thread count, with the runs of this build and of `--vs`'s.
+#[derive(Debug)]
+struct Row {
+    /// As the user named it: FORMATION-TARGET.
+    table: String,
+    /// tb-build's arguments ([`split`]).
+    formation: String,
+    target: String,
+    threads: usize,
+    runs: [Runs; 2],
+}
+
+pub fn tablebase(options: &Options) -> Result<(), String> {
+    let tables = options
+        .tables
+        .iter()
+        .map(|table| split(table))
+        .collect::<Result<Vec<_>, String>>()?;
+    let programs: Vec<PathBuf> = std::iter::once(workspace_root().join("target/release"))
+        .chain(options.vs.clone())
+        .map(|folder| folder.join("tb-build"))
+        .collect();
+    if let Some(other) = programs.get(1).filter(|program| !program.is_file()) {
+        return Err(format!("{}: no such program (--vs)", other.display()));
+    }
+    run_cargo(&["build", "--release", "-p", "tb-build"])?;
+    let threads = if options.threads.is_empty() {
+        let all = std::thread::available_parallelism().map_or(1, usize::from);
+        if all > 1 { vec![1, all] } else { vec![1] }
+    } else {
+        options.threads.clone()
+    };
+    let mut rows: Vec<Row> = tables
+        .iter()
+        .zip(&options.tables)
+        .flat_map(|((formation, target), table)| {
+            threads.iter().map(|&threads| Row {
+                table: table.clone(),
+                formation: formation.clone(),
+                target: target.clone(),
+                threads,
+                runs: Default::default(),
+            })
+        })
+        .collect();
+    let scratch = std::env::temp_dir().join(format!("2048lab-tablebase-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let result = measure(&mut rows, &programs, options, &scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result?;
+    print!(
+        "{}",
+        report(&rows, options.vs.is_some(), &options.precision)
+    );
+    Ok(())
+}
+
+/// tb-build's formation and target of `table`, FORMATION-TARGET: a
+/// formation file made absolute, as tb-build runs in a scratch folder.
+fn split(table: &str) -> Result<(String, String), String> {
+    let (formation, target) = table
+        .rsplit_once('-')
+        .ok_or_else(|| format!("{table}: not FORMATION-TARGET (--tables)"))?;
+    let formation = match Path::new(formation).canonicalize() {
+        Ok(file) if file.is_file() => file.display().to_string(),
+        _ => formation.to_owned(),
+    };
+    Ok((formation, target.to_owned()))
+}
+
+/// Runs every row's builds, round after round, in `scratch`.
+fn measure(
+    rows: &mut [Row],
+    programs: &[PathBuf],
+    options: &Options,
+    scratch: &Path,
+) -> Result<(), String> {
+    let runs = options.runs.max(1);
+    for round in 1..=runs {
+        for row in rows.iter_mut() {
+            let folder = |build: usize| scratch.join(format!("table-{build}"));
+            // In turns: the other build first every other round.
+            let mut order: Vec<usize> = (0..programs.len()).collect();
+            if round % 2 == 0 {
+                order.reverse();
+            }
+            for build in order {
+                eprintln!(
+                    "round {round}/{runs}: {} on {} thread(s), {}",
+                    row.table,
+                    row.threads,
+                    programs[build].display()
+                );
+                let _ = std::fs::remove_dir_all(folder(build));
+                let args = [
+                    "build",
+                    &row.formation,
+                    &row.target,
+                    "-p",
+                    &row.threads.to_string(),
+                    "--precision",
+                    &options.precision,
+                    "-o",
+                    &folder(build).display().to_string(),
+                ]
+                .map(String::from);
+                let start = Instant::now();
+                let ran = run_program(&programs[build], scratch, &args)?;
+                let wall = start.elapsed().as_secs_f64();
+                let cpu = ran.cpu.ok_or("this system reports no CPU time")?;
+                let runs = &mut row.runs[build];
+                runs.wall.push(wall);
+                runs.cpu.push(cpu);
+                runs.peak.push(ran.peak);
+            }
+            if programs.len() > 1 && !same_files(&folder(0), &folder(1))? {
+                return Err(format!("the two builds' {} tables differ", row.table));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether the folders `a` and `b` hold the same files, byte for byte.
+fn same_files(a: &Path, b: &Path) -> Result<bool, String> {
+    let names = |folder: &Path| -> Result<Vec<_>, String> {
+        let mut names = std::fs::read_dir(folder)
+            .and_then(|entries| {
+                entries
+                    .map(|entry| Ok(entry?.file_name()))
+                    .collect::<std::io::Result<Vec<_>>>()
+            })
+            .map_err(|e| format!("{}: {e}", folder.display()))?;
+        names.sort();
+        Ok(names)
+    };
+    let found = names(a)?;
+    if found != names(b)? {
+        return Ok(false);
+    }
+    for name in found {
+        let (a, b) = (a.join(&name), b.join(&name));
+        let same = if a.is_dir() {
+            same_files(&a, &b)?
+        } else {
+            same_bytes(&a, &b).map_err(|e| format!("{}: {e}", a.display()))?
+        };
+        if !same {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// Whether the files `a` and `b` hold the same bytes, read a chunk at a time.
+fn same_bytes(a: &Path, b: &Path) -> std::io::Result<bool> {
+    let (mut a, mut b) = (File::open(a)?, File::open(b)?);
+    if a.metadata()?.len() != b.metadata()?.len() {
+        return Ok(false);
+    }
+    let (mut chunk_a, mut chunk_b) = (vec![0; 1 << 20], vec![0; 1 << 20]);
+    loop {
+        let read = a.read(&mut chunk_a)?;
+        if read == 0 {
+            return Ok(true);
+        }
+        b.read_exact(&mut chunk_b[..read])?;
+        if chunk_a[..read] != chunk_b[..read] {
+            return Ok(false);
+        }
+    }
+}
+
+/// The rows as a Markdown table, with a line saying how they were measured.
+fn report(rows: &[Row], vs: bool, precision: &str) -> String {
+    let mut lines = vec![
+        "| table | threads | wall s | CPU s | peak MiB | reference: CPU s, peak MiB | CPU ratio to the reference |".to_owned(),
+        "|---|---|---|---|---|---|---|".to_owned(),
+    ];
+    if vs {
+        lines[0].push_str(" --vs CPU s | --vs peak MiB | CPU ratio, --vs over this |");
+        lines[1].push_str("---|---|---|");
+    }
+    for row in rows {
+        let [this, other] = &row.runs;
+        let reference = REFERENCE.iter().find(|(name, ..)| *name == row.table);
+        let mut line = format!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            row.table,
+            row.threads,
+            summarise(&this.wall),
+            summarise(&this.cpu),
+            peak_mib(&this.peak),
+            reference.map_or("-".to_owned(), |(_, cpu, peak)| format!("{cpu:.1}, {peak}")),
+            reference.map_or("-".to_owned(), |(_, cpu, _)| format!(
+                "{:.2}",
+                cpu / median(&this.cpu)
+            )),
+        );
+        if vs {
+            // Each run of the other build over this build's of the same round:
+            // above 1 where this build took less CPU time.
+            let ratios: Vec<f64> = this
+                .cpu
+                .iter()
+                .zip(&other.cpu)
+                .map(|(this, other)| other / this)
+                .collect();
+            line.push_str(&format!(
+                " {} | {} | {} |",
+                summarise(&other.cpu),
+                peak_mib(&other.peak),
+                summarise(&ratios)
+            ));
+        }
+        lines.push(line);
+    }
+    let rounds = rows.first().map_or(0, |row| row.runs[0].cpu.len());
+    lines.push(format!(
+        "\n{rounds} round(s) in turns, `{precision}` rates; medians (min-max); CPU = user + system \
+         time of the process and peak resident memory, from the kernel. The reference's figures \
+         are at 2 threads with `f64` rates (../shared/docs/reference-figures.md).\n"
+    ));
+    lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runs(cpu: &[f64], peak_mib: u64) -> Runs {
+        Runs {
+            wall: cpu.iter().map(|cpu| cpu / 2.0).collect(),
+            cpu: cpu.to_vec(),
+            peak: vec![peak_mib << 20; cpu.len()],
+        }
+    }
+
+    fn row(table: &str, threads: usize, runs: [Runs; 2]) -> Row {
+        let (formation, target) = split(table).unwrap();
+        Row {
+            table: table.to_owned(),
+            formation,
+            target,
+            threads,
+            runs,
+        }
+    }
+
+    #[test]
+    fn tables_are_split_into_formation_and_target() {
+        assert_eq!(
+            split("L3-128").unwrap(),
+            ("L3".to_owned(), "128".to_owned())
+        );
+        assert!(split("L3").unwrap_err().contains("not FORMATION-TARGET"));
+        // A formation file named from where the recipe runs, given to
+        // tb-build whole.
+        let name = format!("formation{}.json", std::process::id());
+        std::fs::write(&name, "{}").unwrap();
+        let split = split(&format!("{name}-256"));
+        let whole = std::env::current_dir()
+            .unwrap()
+            .join(&name)
+            .canonicalize()
+            .unwrap();
+        std::fs::remove_file(&name).unwrap();
+        assert!(whole.is_absolute());
+        assert_eq!(
+            split.unwrap(),
+            (whole.display().to_string(), "256".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_report_sets_each_table_beside_the_reference() {
+        let rows = [
+            row(
+                "L3-128",
+                2,
+                [runs(&[10.0, 9.8, 10.2], 42), runs(&[11.0, 9.8, 9.0], 43)],
+            ),
+            row("LL-64", 1, [runs(&[3.0], 20), Runs::default()]),
+        ];
+        let alone = report(&rows, false, "u32");
+        assert!(
+            alone.contains("| L3-128 | 2 | 5.000 (4.900-5.100) | 10.00 (9.800-10.20) | 42 | 19.6, 194 | 1.96 |\n"),
+            "{alone}"
+        );
+        // A table the reference's figures lack.
+        assert!(
+            alone.contains(
+                "| LL-64 | 1 | 1.500 (1.500-1.500) | 3.000 (3.000-3.000) | 20 | - | - |\n"
+            ),
+            "{alone}"
+        );
+        assert!(alone.contains("3 round(s) in turns, `u32` rates"));
+        let vs = report(&rows[..1], true, "f64");
+        // Paired ratios: 11/10, 9.8/9.8, 9/10.2.
+        assert!(
+            vs.contains("| 1.96 | 9.800 (9.000-11.00) | 43 | 1.000 (0.8824-1.100) |\n"),
+            "{vs}"
+        );
+    }
+
+    #[test]
+    fn folders_are_the_same_only_byte_for_byte() {
+        let root = std::env::temp_dir().join(format!("2048lab-xtask-same-{}", std::process::id()));
+        let write = |folder: &str, name: &str, bytes: &[u8]| {
+            let folder = root.join(folder);
+            std::fs::create_dir_all(folder.join("sub")).unwrap();
+            std::fs::write(folder.join(name), bytes).unwrap();
+        };
+        for folder in ["a", "b"] {
+            write(folder, "layer-0000.tbl", &[7; 3 << 20]);
+            write(folder, "sub/table.json", b"{}");
+        }
+        let same = || same_files(&root.join("a"), &root.join("b")).unwrap();
+        assert!(same());
+        // One byte changed past the first chunk.
+        let mut changed = vec![7; 3 << 20];
+        changed[(2 << 20) + 5] = 8;
+        write("b", "layer-0000.tbl", &changed);
+        assert!(!same());
+        write("b", "layer-0000.tbl", &[7; 3 << 20]);
+        assert!(same());
+        // A file more, or one shorter.
+        write("b", "layer-0001.tbl", b"");
+        assert!(!same());
+        std::fs::remove_file(root.join("b/layer-0001.tbl")).unwrap();
+        write("b", "sub/table.json", b"{");
+        assert!(!same());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}
