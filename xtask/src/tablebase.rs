@@ -312,18 +312,21 @@ mod tests {
             ("L3".to_owned(), "128".to_owned())
         );
         assert!(split("L3").unwrap_err().contains("not FORMATION-TARGET"));
-        // A formation file named from where the recipe runs, given to
-        // tb-build whole.
-        let name = format!("formation{}.json", std::process::id());
-        std::fs::write(&name, "{}").unwrap();
-        let split = split(&format!("{name}-256"));
-        let whole = std::env::current_dir()
-            .unwrap()
-            .join(&name)
-            .canonicalize()
-            .unwrap();
-        std::fs::remove_file(&name).unwrap();
-        assert!(whole.is_absolute());
+    }
+
+    /// A formation file named from where the recipe runs (up to the root,
+    /// then down to the temporary folder) is given to tb-build whole.
+    #[cfg(unix)]
+    #[test]
+    fn formation_files_are_named_whole() {
+        let file = std::env::temp_dir().join(format!("formation{}.json", std::process::id()));
+        std::fs::write(&file, "{}").unwrap();
+        let whole = file.canonicalize().unwrap();
+        let up = std::env::current_dir().unwrap().components().count() - 1;
+        let relative = Path::new(&"../".repeat(up)).join(whole.strip_prefix("/").unwrap());
+        let split = split(&format!("{}-256", relative.display()));
+        std::fs::remove_file(&file).unwrap();
+        assert!(relative.is_relative());
         assert_eq!(
             split.unwrap(),
             (whole.display().to_string(), "256".to_owned())
