@@ -274,6 +274,8 @@ fn record(
 /// Runs `binary args` in `scratch`, and the peak resident size and CPU
 /// time the kernel recorded for it.
 pub(crate) fn run_program(binary: &Path, scratch: &Path, args: &[String]) -> Result<Ran, String> {
+    // A program named relative to here, not to `scratch`, where it runs.
+    let binary = &std::path::absolute(binary).map_err(|e| format!("{}: {e}", binary.display()))?;
     let mut child = Command::new(binary)
         .args(args)
         .current_dir(scratch)
@@ -538,6 +540,25 @@ mod tests {
                 "| 4x6patt training, 1 thread(s) | M moves/s | 2.000 (2.000-2.000) | 1 |\n"
             )
         );
+    }
+
+    /// A program named relative to where the recipe runs is found there,
+    /// though it runs in a scratch folder deeper down.
+    #[cfg(unix)]
+    #[test]
+    fn programs_are_named_from_where_the_recipe_runs() {
+        let up = std::env::current_dir().unwrap().components().count() - 1;
+        let shell = Path::new(&"../".repeat(up)).join("bin/sh");
+        let scratch = (0..=up).fold(
+            std::env::temp_dir().join(format!("2048lab-xtask-run-{}", std::process::id())),
+            |folder, depth| folder.join(depth.to_string()),
+        );
+        std::fs::create_dir_all(&scratch).unwrap();
+        let ran = run_program(&shell, &scratch, &["-c", "echo ran"].map(String::from));
+        std::fs::remove_dir_all(scratch.ancestors().nth(up + 1).unwrap()).unwrap();
+        let ran = ran.unwrap();
+        assert_eq!(ran.stdout, "ran\n");
+        assert!(ran.cpu.is_some_and(|cpu| cpu >= 0.0));
     }
 
     #[test]
