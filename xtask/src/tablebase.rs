@@ -286,11 +286,13 @@ fn report(rows: &[Row], vs: bool, precision: &str) -> String {
 mod tests {
     use super::*;
 
-    fn runs(cpu: &[f64], peak_mib: u64) -> Runs {
+    /// Runs of `cpu` seconds each (half as long on the wall), at a peak of
+    /// `mib`.
+    fn runs(cpu: &[f64], mib: u64) -> Runs {
         Runs {
             wall: cpu.iter().map(|cpu| cpu / 2.0).collect(),
             cpu: cpu.to_vec(),
-            peak: vec![peak_mib << 20; cpu.len()],
+            peak: vec![mib << 20; cpu.len()],
         }
     }
 
