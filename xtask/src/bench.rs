@@ -76,11 +76,7 @@ pub fn bench(options: &Options) -> Result<(), String> {
     let builds: Vec<PathBuf> = std::iter::once(root.join("target/release"))
         .chain(options.vs.clone())
         .collect();
-    let scratch = std::env::temp_dir().join(format!("2048lab-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let result = measure(options, &builds, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    let rows = result?;
+    let rows = in_scratch("bench", |scratch| measure(options, &builds, scratch))?;
     print!("{}", table(options, &rows));
     if let Some(path) = &options.json {
         // Written beside, then renamed: an interrupted write never leaves a
@@ -269,6 +265,19 @@ fn record(
     };
     rows[index].values[column].push(value);
     rows[index].peaks[column].push(peak);
+}
+
+/// What `work` returns, given a scratch folder of its own (named for
+/// `recipe`), which is removed afterwards whatever the outcome.
+pub(crate) fn in_scratch<T>(
+    recipe: &str,
+    work: impl FnOnce(&Path) -> Result<T, String>,
+) -> Result<T, String> {
+    let scratch = std::env::temp_dir().join(format!("2048lab-{recipe}-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
+    let result = work(&scratch);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
 }
 
 /// Runs `binary args` in `scratch`, and the peak resident size and CPU

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::bench::{median, peak_mib, run_program, summarise};
+use crate::bench::{in_scratch, median, peak_mib, run_program, summarise};
 use crate::{run_cargo, workspace_root};
 
 /// The options of `cargo xtask tablebase`.
@@ -101,11 +101,9 @@ pub fn tablebase(options: &Options) -> Result<(), String> {
             })
         })
         .collect();
-    let scratch = std::env::temp_dir().join(format!("2048lab-tablebase-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    let result = measure(&mut rows, &programs, options, &scratch);
-    let _ = std::fs::remove_dir_all(&scratch);
-    result?;
+    in_scratch("tablebase", |scratch| {
+        measure(&mut rows, &programs, options, scratch)
+    })?;
     print!(
         "{}",
         report(&rows, options.vs.is_some(), &options.precision)
