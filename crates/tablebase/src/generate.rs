@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::rank::{Marks, Space};
-use crate::sort::{merge_unique, sort_unique};
+use crate::sort::{concat, sort_unique, union};
 use crate::{Mover, Spec, tile_sum};
 
 /// Boards per parallel work item: large enough to amortise the scheduling,
@@ -179,9 +179,7 @@ pub fn run(
             out
         })
         .collect::<Vec<_>>();
-    let children = parts.concat();
-    drop(parts);
-    sort_unique(children)
+    sort_unique(concat(parts))
 }
 
 /// The most bytes [`Reached`] may take for each parent of the layer when
@@ -300,23 +298,14 @@ pub(crate) fn layer_space(
 }
 
 /// The sorted union of runs (each sorted and without repeats), without
-/// repeats: two runs, a layer's from each parent layer, are merged in one
-/// pass; more (the runs of a layer generated in pieces), sorted together.
+/// repeats: a layer's runs from its two parent layers, or from the pieces
+/// of a layer generated within a budget, merged by ranges of keys on all
+/// threads ([`union`]).
 pub fn merge(mut runs: Vec<Vec<u64>>) -> Vec<u64> {
     match &mut runs[..] {
         [] => Vec::new(),
         [run] => std::mem::take(run),
-        [first, second] => {
-            let mut boards = vec![0; first.len() + second.len()];
-            let kept = merge_unique(first, second, &mut boards);
-            boards.truncate(kept);
-            boards
-        }
-        _ => {
-            let boards = runs.concat();
-            drop(runs);
-            sort_unique(boards)
-        }
+        runs => union(&runs.iter().map(Vec::as_slice).collect::<Vec<_>>()),
     }
 }
 
