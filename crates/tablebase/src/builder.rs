@@ -19,6 +19,7 @@
 use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -27,8 +28,8 @@ use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
 use crate::storage::{self, LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
-    GENERATED, Generated, RatesFile, Runs, WordWriter, boards_path, check_all, rates_path,
-    remove_if_present, unpack, write_solved, write_words,
+    GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all,
+    marks_path, rates_path, remove_if_present, unpack, write_solved, write_words,
 };
 use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
 
@@ -373,13 +374,22 @@ pub fn build(
     if generated_before < steps {
         // The last two layers generated, the next layer's parents.
         let mut recent: [Option<Generated>; 2] = [None, None];
+        let mut writing = WriteBehind::default();
         for index in generated_before..steps {
             let began = Instant::now();
             let layer = if index == 0 {
                 write_words(&boards_path(&work, 0), &spec.formation().layer_zero())?;
                 Generated::open(spec, &work, 0)?
             } else {
-                generate_layer(spec, &mover, index, budget, &work, &mut recent)?
+                generate_layer(
+                    spec,
+                    &mover,
+                    index,
+                    budget,
+                    &work,
+                    &mut recent,
+                    &mut writing,
+                )?
             };
             let positions = layer.len();
             recent = [Some(layer), recent[0].take()];
@@ -390,6 +400,7 @@ pub fn build(
                 elapsed: began.elapsed(),
             });
         }
+        writing.wait()?;
         File::create(&generated_marker).map_err(io(&generated_marker))?;
     }
 
@@ -798,6 +809,10 @@ pub(crate) fn store_layer<R: Rate>(
     writer.finish()
 }
 
+/// What generation does with each piece of a parent layer: its boards,
+/// the parent layer and the exponent of the tile spawned.
+type Visit<'a> = dyn FnMut(&[u64], usize, u8) -> Result<(), Error> + 'a;
+
 /// Generates layer `index` into its working file from its parent layers,
 /// within `memory` if given: the parents (`recent`, the two layers before
 /// it, as the build has them open; those it has not are opened there) are
@@ -806,7 +821,10 @@ pub(crate) fn store_layer<R: Rate>(
 /// the budget), or else sorted into a run; the runs are held within a
 /// quarter of the budget, merged in memory when they outgrow it, and go to
 /// disk only if their union still takes over half of that (`Runs::push`).
-/// Returns the layer, open.
+/// The file is written behind (`writing`) with the layer held in memory
+/// meanwhile, where the layer takes no more than a segment of parents
+/// (which the next layer would read whole); else written in turn. Returns
+/// the layer, open.
 fn generate_layer(
     spec: &Spec,
     mover: &Mover,
@@ -814,6 +832,7 @@ fn generate_layer(
     memory: Option<u64>,
     work: &Path,
     recent: &mut [Option<Generated>; 2],
+    writing: &mut WriteBehind,
 ) -> Result<Generated, Error> {
     let segment = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 2 / CHILD_BYTES_PER_PARENT)
@@ -836,44 +855,65 @@ fn generate_layer(
             *slot = Some(Generated::open(spec, work, layer)?);
         }
     }
-    let parents: Vec<(&Generated, usize, u8)> = parents
-        .into_iter()
-        .map(|(layer, exponent)| {
-            let boards = recent[index - 1 - layer].as_ref().expect("opened above");
-            (boards, layer, exponent)
-        })
-        .collect();
-    // Each parent layer a segment at a time.
-    let pieces = || {
-        parents.iter().flat_map(|(boards, layer, exponent)| {
-            (0..boards.len()).step_by(segment).map(move |start| {
-                let piece = boards.read(start, segment.min(boards.len() - start))?;
-                Ok::<_, Error>((piece, *layer, *exponent))
-            })
-        })
+    let count: usize = parents
+        .iter()
+        .map(|&(layer, _)| recent[index - 1 - layer].as_ref().map_or(0, Generated::len))
+        .sum();
+    // Each parent layer a segment at a time. The layer before, if held in
+    // memory while its file was written, is let go once used, so that no
+    // more than a piece of each parent is held at a time, as when every
+    // layer is read from its file; the next layer reads it from there.
+    let mut pieces = |visit: &mut Visit<'_>| {
+        for &(layer, exponent) in &parents {
+            let boards = recent[index - 1 - layer].as_mut().expect("opened above");
+            for start in (0..boards.len()).step_by(segment) {
+                visit(
+                    &boards.piece(start, segment.min(boards.len() - start))?,
+                    layer,
+                    exponent,
+                )?;
+            }
+            if layer == index - 1 {
+                writing.wait()?;
+                boards.release(work, layer)?;
+            }
+        }
+        Ok::<_, Error>(())
     };
-    let count: usize = parents.iter().map(|(boards, ..)| boards.len()).sum();
     let most = (generate::REACHED_BYTES_PER_PARENT * count as u64)
         .min(memory.map_or(u64::MAX, |bytes| bytes / 4));
     if let Some(mut reached) = generate::Reached::new(spec, index, most) {
         let mut inside = true;
-        for piece in pieces() {
-            let (piece, layer, exponent) = piece?;
-            inside &= reached.mark(spec, mover, layer, exponent, &piece);
-        }
+        pieces(&mut |piece, layer, exponent| {
+            inside &= reached.mark(spec, mover, layer, exponent, piece);
+            Ok(())
+        })?;
         if inside {
-            let marks = reached.into_marks();
-            Generated::write_marks(work, index, &marks)?;
-            return Ok(Generated::Marked(Box::new(marks)));
+            let marks = Arc::new(reached.into_marks());
+            writing.write(marks_path(work, index), marks.clone(), Marks::bits)?;
+            return Ok(Generated::Marked(marks));
         }
     }
     let mut runs = Runs::new(work.join(format!("run-{index:04}")), held_words);
-    for piece in pieces() {
-        let (piece, layer, exponent) = piece?;
-        runs.push(generate::run(spec, mover, layer, exponent, &piece))?;
+    pieces(&mut |piece, layer, exponent| {
+        runs.push(generate::run(spec, mover, layer, exponent, piece))
+    })?;
+    let path = boards_path(work, index);
+    match runs.union() {
+        Ok(boards) if boards.len() <= segment => {
+            let boards = Arc::new(boards);
+            writing.write(path, boards.clone(), Vec::as_slice)?;
+            Ok(Generated::Held(boards))
+        }
+        Ok(boards) => {
+            write_words(&path, &boards)?;
+            Generated::open(spec, work, index)
+        }
+        Err(runs) => {
+            runs.finish(&path)?;
+            Generated::open(spec, work, index)
+        }
     }
-    runs.finish(&boards_path(work, index))?;
-    Generated::open(spec, work, index)
 }
 
 /// Removes the files of `folder` left under temporary names
