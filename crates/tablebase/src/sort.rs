@@ -334,9 +334,10 @@ mod tests {
         }
     }
 
-    /// Runs merged by ranges of keys (none, empty ones, one alone, runs
-    /// that share boards, runs far apart, runs of one key) give the plain
-    /// union on any number of threads.
+    /// Runs merged by ranges of keys (none, an empty one, one alone, runs
+    /// that share boards, runs far apart, seven runs, a run of one board)
+    /// give the plain union, and parts joined give the plain
+    /// concatenation, on any number of threads.
     #[test]
     fn unions_of_runs_are_the_plain_union() {
         let mut next = random(0x3C6E_F372_FE94_F82B);
