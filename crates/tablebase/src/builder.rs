@@ -857,7 +857,12 @@ fn generate_layer(
     }
     let count: usize = parents
         .iter()
-        .map(|&(layer, _)| recent[index - 1 - layer].as_ref().map_or(0, Generated::len))
+        .map(|&(layer, _)| {
+            recent[index - 1 - layer]
+                .as_ref()
+                .expect("opened above")
+                .len()
+        })
         .sum();
     // Each parent layer a segment at a time. The layer before, if held in
     // memory while its file was written, is let go once used, so that no
