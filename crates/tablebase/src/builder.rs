@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
-use crate::storage::{self, LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
+use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
     GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all,
     marks_path, rates_path, remove_if_present, unpack, write_solved, write_words,
@@ -504,6 +504,7 @@ fn solve_all<R: Rate>(
     let budget = budget.map(|bytes| bytes.saturating_sub(scratch));
     // Layers index + 1 and index + 2, when in memory.
     let mut held: [Option<Solved<R>>; 2] = [None, None];
+    let mut writing = WriteBehind::default();
     for index in (0..resume_at).rev() {
         let began = Instant::now();
         let parents = Generated::open(spec, &work, index)?;
@@ -540,17 +541,22 @@ fn solve_all<R: Rate>(
                     .map_or(Ok(Solved::default()), RatesFile::read_all),
             });
             let next = next?;
-            let (solved, stored) = solving.whole(&parents, &next, &after?)?;
+            let (solved, stored) = solving.whole(&parents, &next, &after?, &mut writing)?;
             held = [Some(solved), Some(next)];
             stored
         } else {
-            // Segments fetch their children from working rates.
+            // Segments fetch their children from working rates, and write
+            // their file after the file written behind.
+            writing.wait()?;
             for side in 0..2 {
                 if let Some(layer) = held[side].take() {
                     children[side] = working_rates(index + 1 + side, Some(&layer))?;
                 }
             }
-            solving.in_segments::<R>(&parents, &children, segment_positions(budget))?
+            let stored =
+                solving.in_segments::<R>(&parents, &children, segment_positions(budget))?;
+            layer_done(&work, index)?;
+            stored
         };
         total.0 += stored.positions;
         total.1 += stored.bytes;
@@ -562,10 +568,16 @@ fn solve_all<R: Rate>(
             segments: stored.segments,
             elapsed: began.elapsed(),
         });
-        remove_if_present(&rates_path(&work, index + 2))?;
-        Generated::remove(&work, index)?;
     }
+    writing.wait()?;
     Ok(total)
+}
+
+/// Removes what solving layer `index` no longer needs once its file is in
+/// place: its generated layer and the working rates of layer `index + 2`.
+fn layer_done(work: &Path, index: usize) -> Result<(), Error> {
+    remove_if_present(&rates_path(work, index + 2))?;
+    Generated::remove(work, index)
 }
 
 /// Bytes of generated children per parent allowed for: up to 16 empty
@@ -697,12 +709,16 @@ impl Solving<'_> {
 
     /// Solves the layer whole, writes its layer file (and its working rates
     /// if the file does not hold them: [`Options::layers_hold_solved_rates`]),
-    /// and returns it with what the file came to.
+    /// and returns it with what the file came to. The file is flushed to
+    /// disk and renamed into place behind (`writing`), after the one
+    /// before; the files the layer needed are removed once it is in place
+    /// ([`layer_done`]).
     fn whole<R: Rate>(
         &self,
         parents: &Generated,
         next: &Solved<R>,
         after: &Solved<R>,
+        writing: &mut WriteBehind,
     ) -> Result<(Solved<R>, Stored), Error> {
         let solved = self.solve(&parents.read_all()?, parents.marks(), next, after);
         if !self.options.layers_hold_solved_rates() {
@@ -720,7 +736,14 @@ impl Solving<'_> {
         };
         let header = self.header(boards.len() as u64);
         let path = layer_path(self.dir, self.index);
-        let bytes = storage::write(&path, &header, boards, rates, self.options.level)?;
+        let mut writer = LayerWriter::create(&path, &header, self.options.level)?;
+        writer.push(boards, rates)?;
+        let (file, bytes) = writer.finish_unsynced()?;
+        let (work, index) = (self.work.to_owned(), self.index);
+        writing.start(move || {
+            file.finish()?;
+            layer_done(&work, index)
+        })?;
         let stored = Stored {
             positions: header.positions,
             bytes,

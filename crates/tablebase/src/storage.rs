@@ -267,7 +267,23 @@ impl LayerWriter {
     ///
     /// # Panics
     /// If the positions pushed are not those the header announced.
-    pub fn finish(mut self) -> Result<u64, Error> {
+    pub fn finish(self) -> Result<u64, Error> {
+        let (file, bytes) = self.finish_unsynced()?;
+        file.finish()?;
+        Ok(bytes)
+    }
+
+    /// Writes what is pending, the block index and the checksum; returns
+    /// the file still under its temporary name, for [`AtomicFile::finish`]
+    /// to flush to disk and rename (on a thread of its own, perhaps), and
+    /// its size in bytes.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    ///
+    /// # Panics
+    /// If the positions pushed are not those the header announced.
+    pub(crate) fn finish_unsynced(mut self) -> Result<(AtomicFile, u64), Error> {
         self.write_blocks(self.boards.len())?;
         assert_eq!(
             self.written, self.positions,
@@ -294,8 +310,7 @@ impl LayerWriter {
                 handle.seek(io::SeekFrom::End(0))
             });
         let bytes = finished.map_err(|source| file.error(source))?;
-        file.finish()?;
-        Ok(bytes)
+        Ok((file, bytes))
     }
 }
 
@@ -813,14 +828,34 @@ mod tests {
         assert_eq!(names, 2, "no temporary file is left behind");
     }
 
+    /// A layer file is under its name only once finished: dropped while
+    /// pushed to, or written out but dropped before its flush and rename,
+    /// it leaves nothing.
     #[test]
     fn an_unfinished_layer_file_leaves_nothing() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("layer.tbl");
+        let files = || std::fs::read_dir(dir.path()).unwrap().count();
         let mut writer = LayerWriter::create(&path, &header(Precision::U32), 3).unwrap();
         writer.push(&[1, 2, 3], &[0.5; 3]).unwrap();
         drop(writer);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert_eq!(files(), 0);
+        let layer = layer();
+        for rename in [false, true] {
+            let mut writer = LayerWriter::create(&path, &header(Precision::F64), 3).unwrap();
+            writer.push(layer.boards(), layer.rates()).unwrap();
+            let (file, bytes) = writer.finish_unsynced().unwrap();
+            assert!(!path.exists(), "not under its name before the rename");
+            if rename {
+                file.finish().unwrap();
+                assert_eq!(std::fs::metadata(&path).unwrap().len(), bytes);
+                let read = LayerFile::open(&path).unwrap();
+                assert_eq!(read.rate(layer.boards()[77]).unwrap(), layer.rates()[77]);
+            } else {
+                drop(file);
+                assert_eq!(files(), 0);
+            }
+        }
     }
 
     #[test]
