@@ -10,6 +10,7 @@
 use std::ops::Range;
 
 use board::bits::pext;
+use rayon::prelude::*;
 
 /// Boards per bucket aimed at.
 const PER_BUCKET: usize = 16;
@@ -25,11 +26,17 @@ pub struct Index {
 }
 
 impl Index {
-    /// The index of `boards`, which are sorted.
+    /// The index of `boards`, which are sorted. Made on all threads, each
+    /// filling the starts of a range of buckets: on one thread it took
+    /// 0.12 s of `tb-build build free8 32 -p 2`'s wall time while the
+    /// other waited.
     pub fn new(boards: &[u64]) -> Self {
         let wanted = (boards.len() / PER_BUCKET).max(1).ilog2().min(MAX_BITS);
-        let varying = boards.iter().fold(0, |or, &b| or | b)
-            ^ boards.iter().fold(u64::MAX, |and, &b| and & b);
+        let (or, and) = boards
+            .par_iter()
+            .fold(|| (0, u64::MAX), |(or, and), &b| (or | b, and & b))
+            .reduce(|| (0, u64::MAX), |x, y| (x.0 | y.0, x.1 & y.1));
+        let varying = or ^ and;
         let mut mask = 0u64;
         let mut rest = varying;
         for _ in 0..wanted.min(varying.count_ones()) {
@@ -37,15 +44,24 @@ impl Index {
             mask |= 1 << top;
             rest &= !(1 << top);
         }
-        let buckets = 1usize << mask.count_ones();
-        let mut starts = Vec::with_capacity(buckets + 1);
-        for (position, &board) in boards.iter().enumerate() {
-            let bucket = pext(board, mask) as usize;
-            while starts.len() <= bucket {
-                starts.push(position as u32);
-            }
-        }
-        starts.resize(buckets + 1, boards.len() as u32);
+        // Bucket `b` starts at the first board of a bucket from `b` on.
+        let bucket = |board: u64| pext(board, mask) as usize;
+        let mut starts = vec![0u32; (1 << mask.count_ones()) + 1];
+        let piece = starts.len().div_ceil(4 * rayon::current_num_threads());
+        starts
+            .par_chunks_mut(piece)
+            .enumerate()
+            .for_each(|(k, starts)| {
+                let first = k * piece;
+                let mut position = boards.partition_point(|&board| bucket(board) < first);
+                for (b, start) in (first..).zip(starts) {
+                    position += boards[position..]
+                        .iter()
+                        .take_while(|&&board| bucket(board) < b)
+                        .count();
+                    *start = position as u32;
+                }
+            });
         Self { mask, starts }
     }
 
@@ -77,6 +93,16 @@ mod tests {
         boards.dedup();
         let index = Index::new(&boards);
         assert!(index.mask.count_ones() >= 10);
+        // Made on all threads, the starts are those found one board at a
+        // time.
+        let mut starts = Vec::new();
+        for (position, &board) in boards.iter().enumerate() {
+            while starts.len() <= index.bucket(board) {
+                starts.push(position as u32);
+            }
+        }
+        starts.resize(index.starts.len(), boards.len() as u32);
+        assert_eq!(index.starts, starts);
         for (position, &board) in boards.iter().enumerate() {
             assert!(index.bucket_range(index.bucket(board)).contains(&position));
         }
