@@ -29,7 +29,7 @@ impl Index {
     /// The index of `boards`, which are sorted. Made on all threads, each
     /// filling the starts of a range of buckets: on one thread it took
     /// 0.12 s of `tb-build build free8 32 -p 2`'s wall time while the
-    /// other waited.
+    /// pool waited.
     pub fn new(boards: &[u64]) -> Self {
         let wanted = (boards.len() / PER_BUCKET).max(1).ilog2().min(MAX_BITS);
         let (or, and) = boards
