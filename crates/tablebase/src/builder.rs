@@ -933,11 +933,14 @@ fn generate_layer(
             writing.write(path, boards.clone(), Vec::as_slice)?;
             Ok(Generated::Held(boards))
         }
+        // Written in turn, after the file written behind: in order.
         Ok(boards) => {
+            writing.wait()?;
             write_words(&path, &boards)?;
             Generated::open(spec, work, index)
         }
         Err(runs) => {
+            writing.wait()?;
             runs.finish(&path)?;
             Generated::open(spec, work, index)
         }
