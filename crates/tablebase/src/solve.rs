@@ -298,9 +298,9 @@ pub fn horizon<R: Rate>(spec: &Spec, boards: &[u64]) -> Vec<R> {
 /// times (index, bucket, rate), so looking children up as the parents come
 /// spends most of the time waiting. Instead, parents list their children
 /// first, a batch at a time; the children are grouped by region of the
-/// child layer (a counting sort) and looked up region by region, within
-/// the caches. The larger the batch, the more lookups share a region while
-/// it is cached, so batches grow with the child layers, up to 2^21
+/// child layer (a counting sort), and each region's are sorted and found in
+/// one walk through its boards, within the caches. The larger the batch,
+/// the more lookups share a region while it is cached, so batches grow with the child layers, up to 2^21
 /// children, or `most` (see [`batch_within`]); each thread keeps
 /// [`scratch_bytes`] for them. Child layers that fit the caches, or whose
 /// boards are found by rank (layers whose large tiles never move), are
@@ -406,6 +406,21 @@ pub fn scratch_bytes(largest: usize, most: usize) -> u64 {
     (children_per_batch(largest, most) * SCRATCH_PER_CHILD + (largest / REGION + 2) * 4) as u64
 }
 
+/// The first position from `from` on whose board is not below `key`, in
+/// sorted `boards`: found in steps that double from `from`, then halve, so
+/// that a board near the one before is found in a few steps, all of them
+/// close by.
+#[inline]
+fn gallop(boards: &[u64], from: usize, key: u64) -> usize {
+    let (mut low, mut step) = (from, 1);
+    while low + step < boards.len() && boards[low + step] < key {
+        low += step;
+        step *= 2;
+    }
+    let high = (low + step).min(boards.len());
+    low + boards[low..high].partition_point(|&board| board < key)
+}
+
 thread_local! {
     static SWEEP: std::cell::RefCell<Sweep> = std::cell::RefCell::default();
 }
@@ -417,9 +432,6 @@ struct Wanted {
     child: u64,
     /// The cell slot whose best move it may be.
     slot: u32,
-    /// Its bucket in the child layer's index, once grouped (found while
-    /// grouping, kept for the lookup).
-    bucket: u32,
 }
 
 /// The most children of one parent after one spawn: four moves for each of
@@ -507,11 +519,7 @@ impl Sweep {
                 let wanted = &mut self.wanted;
                 let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
                     let slot = slots + cell as u32;
-                    wanted[side].push(Wanted {
-                        child,
-                        slot,
-                        bucket: 0,
-                    });
+                    wanted[side].push(Wanted { child, slot });
                 });
                 slots += cells as u32;
             }
@@ -528,6 +536,15 @@ impl Sweep {
 
     /// Looks up the listed children of `side` in `layer`, keeping each
     /// slot's best.
+    ///
+    /// In a layer found through its bucket index, each child was searched
+    /// for in its bucket: in free8's layers, whose highest varying bits
+    /// are far from uniform (a nibble holds one of a few small tiles or a
+    /// large one), a bucket held thousands of boards where 16 were meant,
+    /// and a search took 13 steps, each waiting on the one before. Sorted,
+    /// a region's children are found one after the other, each a few steps
+    /// past the one before (free8-32 took 7% less CPU time:
+    /// docs/tablebase-builder.md, "Solving").
     fn look_up<R: Rate>(&mut self, side: usize, layer: &Solved<R>) {
         let (wanted, best) = (&mut self.wanted[side], &mut self.best[side]);
         let Lookup::Buckets(index) = &layer.lookup else {
@@ -544,10 +561,8 @@ impl Sweep {
         self.counts.resize(regions + 1, 0);
         self.regions.clear();
         self.regions.reserve_exact(wanted.len());
-        for entry in wanted.iter_mut() {
-            let bucket = index.bucket(entry.child);
-            entry.bucket = bucket as u32;
-            let region = index.bucket_range(bucket).start / REGION;
+        for entry in wanted.iter() {
+            let region = index.bucket_range(index.bucket(entry.child)).start / REGION;
             self.counts[region + 1] += 1;
             self.regions.push(region as u32);
         }
@@ -562,13 +577,24 @@ impl Sweep {
             self.grouped[*at as usize] = entry;
             *at += 1;
         }
-        for entry in &self.grouped {
-            let best = &mut best[entry.slot as usize];
-            *best = best.max(
-                layer
-                    .rate_in(index, entry.child, entry.bucket as usize)
-                    .units(),
-            );
+        // Each region's children in order, walked through its boards.
+        let mut from = 0;
+        for (region, &to) in self.counts[..regions].iter().enumerate() {
+            let group = &mut self.grouped[from..to as usize];
+            from = to as usize;
+            group.sort_unstable_by_key(|entry| entry.child);
+            // A child is where its bucket starts or after, and where the
+            // child before it is or after.
+            let mut at = region * REGION;
+            for entry in &*group {
+                at = gallop(&layer.boards, at, entry.child);
+                let rate = match layer.boards.get(at) {
+                    Some(&board) if board == entry.child => layer.rates[at],
+                    _ => R::default(),
+                };
+                let best = &mut best[entry.slot as usize];
+                *best = best.max(rate.units());
+            }
         }
     }
 }
