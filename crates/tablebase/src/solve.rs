@@ -543,8 +543,9 @@ impl Sweep {
     /// large one), a bucket held thousands of boards where 16 were meant,
     /// and a search took 13 steps, each waiting on the one before. Sorted,
     /// a region's children are found one after the other, each a few steps
-    /// past the one before (free8-32 took 7% less CPU time:
-    /// docs/tablebase-builder.md, "Solving").
+    /// past the one before: free8-32 and free8-64 took 5-7% less CPU
+    /// time, free8-128 no less that this machine could tell
+    /// (docs/tablebase-builder.md, "Solving").
     fn look_up<R: Rate>(&mut self, side: usize, layer: &Solved<R>) {
         let (wanted, best) = (&mut self.wanted[side], &mut self.best[side]);
         let Lookup::Buckets(index) = &layer.lookup else {
