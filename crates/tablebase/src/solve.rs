@@ -300,11 +300,12 @@ pub fn horizon<R: Rate>(spec: &Spec, boards: &[u64]) -> Vec<R> {
 /// first, a batch at a time; the children are grouped by region of the
 /// child layer (a counting sort), and each region's are sorted and found in
 /// one walk through its boards, within the caches. The larger the batch,
-/// the more lookups share a region while it is cached, so batches grow with the child layers, up to 2^21
-/// children, or `most` (see [`batch_within`]); each thread keeps
-/// [`scratch_bytes`] for them. Child layers that fit the caches, or whose
-/// boards are found by rank (layers whose large tiles never move), are
-/// looked up as the parents come, which saves the listing.
+/// the more lookups share a region while it is cached, so batches grow
+/// with the child layers, up to 2^21 children, or `most` (see
+/// [`batch_within`]); each thread keeps [`scratch_bytes`] for them. Child
+/// layers that fit the caches, or whose boards are found by rank (layers
+/// whose large tiles never move), are looked up as the parents come, which
+/// saves the listing.
 pub fn layer<R: Rate>(
     spec: &Spec,
     mover: &Mover,
@@ -448,7 +449,8 @@ struct Sweep {
     wanted: [Vec<Wanted>; 2],
     /// The same, grouped by region.
     grouped: Vec<Wanted>,
-    /// Children per region, then where each region starts.
+    /// Children per region, then where each region starts, then, once the
+    /// children are grouped, where each ends.
     counts: Vec<u32>,
     /// The region of each wanted child.
     regions: Vec<u32>,
@@ -537,11 +539,11 @@ impl Sweep {
     /// Looks up the listed children of `side` in `layer`, keeping each
     /// slot's best.
     ///
-    /// In a layer found through its bucket index, each child was searched
-    /// for in its bucket: in free8's layers, whose highest varying bits
+    /// In a layer found through its bucket index, a child could be searched
+    /// for in its bucket, but in free8's layers, whose highest varying bits
     /// are far from uniform (a nibble holds one of a few small tiles or a
-    /// large one), a bucket held thousands of boards where 16 were meant,
-    /// and a search took 13 steps, each waiting on the one before. Sorted,
+    /// large one), a bucket holds thousands of boards where 16 are meant,
+    /// and a search takes 13 steps, each waiting on the one before. Sorted,
     /// a region's children are found one after the other, each a few steps
     /// past the one before: free8-32 and free8-64 took 5-7% less CPU
     /// time, free8-128 no less that this machine could tell
