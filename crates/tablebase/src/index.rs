@@ -1,11 +1,19 @@
-//! A bucket index over a sorted layer, so that a lookup searches a few
-//! dozen boards instead of the whole layer.
+//! A bucket index over a sorted layer, so that a lookup searches a bucket
+//! of the layer (16 boards are aimed at; 50 to 130 on average, by board,
+//! in the fixed formations' layers) instead of all of it.
 //!
 //! The boards of a layer share many bits (the formation's large tiles sit in
 //! the same cells), so the index buckets them by their highest bits that
 //! vary, gathered with one `pext`. Since the bits above those do not vary,
 //! the bucket number never decreases along the sorted layer, and each bucket
 //! is a contiguous range: one table of starts finds it.
+//!
+//! Those bits are not uniform: in free8's layers, where a nibble holds one
+//! of a few small tiles or a large one, a bucket holds thousands of boards,
+//! not 16. Splitting them again (a tree of such tables) or widening the
+//! table did not make lookups faster; solving's batches sort their
+//! children and walk the layer instead (`solve::layer`,
+//! docs/tablebase-builder.md, "Solving").
 
 use std::ops::Range;
 
