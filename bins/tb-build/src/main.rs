@@ -206,7 +206,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         spec.four_rate(),
         options.precision,
         rayon::current_num_threads(),
-        memory.map_or_else(|| "none".to_owned(), |bytes| format!("{} MiB", bytes >> 20))
+        memory.map_or_else(|| "none".to_owned(), size)
     );
     let bar = ProgressBar::new(2 * spec.steps() as u64);
     bar.set_style(
@@ -279,20 +279,37 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     if summary.generated == 0 && summary.stored == 0 {
         return Ok(());
     }
+    // A budget below what the smallest segments need cannot be held: say
+    // so rather than let the peak pass for one within it.
+    let over = match (summary.peak_memory, memory) {
+        (Some(peak), Some(budget)) if peak > budget => {
+            format!(", over the budget of {}", size(budget))
+        }
+        _ => String::new(),
+    };
     writeln!(
         std::io::stdout(),
-        "done: {} positions generated, {} stored in {} bytes ({:.2} bytes per position), {:.1} s, peak memory {}",
+        "done: {} positions generated, {} stored in {} bytes ({:.2} bytes per position), {:.1} s, peak memory {}{over}",
         summary.generated,
         summary.stored,
         summary.bytes,
         summary.bytes as f64 / summary.stored.max(1) as f64,
         summary.elapsed.as_secs_f64(),
-        summary.peak_memory.map_or_else(
-            || "unknown".to_owned(),
-            |bytes| format!("{} MiB", bytes >> 20)
-        )
+        summary
+            .peak_memory
+            .map_or_else(|| "unknown".to_owned(), size)
     )?;
     Ok(())
+}
+
+/// `bytes` as a person reads a memory size: in MiB from 1 MiB on, else in
+/// KiB or bytes (a budget of `1K` is not "0 MiB").
+fn size(bytes: u64) -> String {
+    match bytes {
+        0..1024 => format!("{bytes} bytes"),
+        1024..0x10_0000 => format!("{} KiB", bytes >> 10),
+        _ => format!("{} MiB", bytes >> 20),
+    }
 }
 
 fn rate(positions: usize, elapsed: Duration) -> String {

@@ -387,9 +387,14 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
         };
         let whole = format!("{name}-whole");
         let segmented = format!("{name}-segmented");
-        build(&whole, &[]);
+        let output = build(&whole, &[]);
+        assert!(!text(&output.stdout).contains("over the budget"));
         let output = build(&segmented, &["--memory", "1K"]);
-        assert!(text(&output.stdout).contains("memory budget 0 MiB"));
+        let printed = text(&output.stdout);
+        assert!(printed.contains("memory budget 1 KiB"), "{printed}");
+        // No build fits in 1 KiB, and the summary says so.
+        let summary = printed.lines().last().unwrap();
+        assert!(summary.ends_with("over the budget of 1 KiB"), "{summary}");
         // The largest layers hold over 60,000 positions: 4,096 a segment.
         assert!(text(&output.stdout).contains(" segments"));
         let files = layer_files(&dir.path().join(&segmented));
