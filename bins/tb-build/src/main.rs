@@ -206,7 +206,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         spec.four_rate(),
         options.precision,
         rayon::current_num_threads(),
-        memory.map_or_else(|| "none".to_owned(), size)
+        memory.map_or_else(|| "none".to_owned(), ntuple::format_bytes)
     );
     let bar = ProgressBar::new(2 * spec.steps() as u64);
     bar.set_style(
@@ -283,7 +283,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     // so rather than let the peak pass for one within it.
     let over = match (summary.peak_memory, memory) {
         (Some(peak), Some(budget)) if peak > budget => {
-            format!(", over the budget of {}", size(budget))
+            format!(", over the budget of {}", ntuple::format_bytes(budget))
         }
         _ => String::new(),
     };
@@ -297,19 +297,9 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         summary.elapsed.as_secs_f64(),
         summary
             .peak_memory
-            .map_or_else(|| "unknown".to_owned(), size)
+            .map_or_else(|| "unknown".to_owned(), ntuple::format_bytes)
     )?;
     Ok(())
-}
-
-/// `bytes` as a person reads a memory size: in MiB from 1 MiB on, else in
-/// KiB or bytes (a budget of `1K` is not "0 MiB").
-fn size(bytes: u64) -> String {
-    match bytes {
-        0..1024 => format!("{bytes} bytes"),
-        1024..0x10_0000 => format!("{} KiB", bytes >> 10),
-        _ => format!("{} MiB", bytes >> 20),
-    }
 }
 
 fn rate(positions: usize, elapsed: Duration) -> String {
