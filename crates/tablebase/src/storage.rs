@@ -876,4 +876,40 @@ mod tests {
         assert!(error(&flipped).contains("checksum mismatch"));
         assert!(error(b"hello").contains("not a 2048lab"));
     }
+
+    /// Whichever byte of a layer file is damaged, and wherever it was cut
+    /// short, opening it says the file is damaged: no panic, and no layer
+    /// read from a bad file.
+    #[test]
+    fn every_damaged_byte_and_every_cut_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("layer.tbl");
+        let boards: Vec<u64> = (0..100u64).map(|i| 0xFFF0_0000 + i * i).collect();
+        let rates: Vec<f64> = (0..100).map(|i| f64::from(i) / 100.0).collect();
+        let header = LayerHeader {
+            positions: 100,
+            ..header(Precision::U32)
+        };
+        write(&path, &header, &boards, &rates, 3).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let opens = |bytes: &[u8]| {
+            std::fs::write(&path, bytes).unwrap();
+            LayerFile::open(&path)
+        };
+        for at in 0..bytes.len() {
+            let mut damaged = bytes.clone();
+            damaged[at] ^= 0x5A;
+            let result = opens(&damaged);
+            assert!(
+                matches!(result, Err(Error::File { .. })),
+                "byte {at} damaged: {result:?}"
+            );
+            let result = opens(&bytes[..at]);
+            assert!(
+                matches!(result, Err(Error::File { .. })),
+                "cut at {at}: {result:?}"
+            );
+        }
+        assert_eq!(opens(&bytes).unwrap().read_all().unwrap().boards(), boards);
+    }
 }
