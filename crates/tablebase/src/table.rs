@@ -87,7 +87,9 @@ impl Table {
     /// Layer `index`'s file, opened and checked on first use.
     ///
     /// # Errors
-    /// [`Error::Io`] or [`Error::File`] if it is missing or damaged.
+    /// [`Error::Io`] or [`Error::File`] if it is missing or damaged, or
+    /// if its header names another table (formation, target, 4-rate,
+    /// precision or layer).
     pub fn layer(&self, index: usize) -> Result<&LayerFile, Error> {
         if let Some(file) = self.layers[index].get() {
             return Ok(file);
@@ -96,6 +98,8 @@ impl Table {
         let header = file.header();
         if header.layer != index
             || header.formation != self.spec.formation().name()
+            || header.target != 1 << self.spec.target()
+            || header.four_rate != self.spec.four_rate()
             || header.precision != self.manifest.options.precision
         {
             return Err(Error::File {

@@ -115,3 +115,31 @@ fn stored_rates_are_those_solved_in_the_precisions_type() {
     assert_eq!(stored(&spec, Precision::F32), solved::<f32>(&spec));
     assert_eq!(stored(&spec, Precision::F64), solved::<f64>(&spec));
 }
+
+/// A layer file of another table, put in a table's folder (a copy gone
+/// wrong), is refused rather than read as the table's own: one of the same
+/// formation, precision and layer but another target, then another 4-rate.
+#[test]
+fn a_layer_file_of_another_table_is_refused() {
+    let build = |target: u8, four_rate: f64| {
+        let formation = Formation::builtin("L3").unwrap().with_extra_steps(4);
+        let spec = Spec::new(formation, target, four_rate).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        builder::build(&spec, dir.path(), Options::default(), None, &mut |_| {}).unwrap();
+        dir
+    };
+    let table = build(4, 0.1);
+    let layer = |dir: &tempfile::TempDir| dir.path().join("layer-0003.tbl");
+    let original = std::fs::read(layer(&table)).unwrap();
+    for other in [build(5, 0.1), build(4, 0.25)] {
+        std::fs::copy(layer(&other), layer(&table)).unwrap();
+        let error = Table::open(table.path())
+            .unwrap()
+            .layer(3)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains("belongs to another table"), "{error}");
+    }
+    std::fs::write(layer(&table), original).unwrap();
+    assert!(Table::open(table.path()).unwrap().layer(3).is_ok());
+}
