@@ -366,6 +366,19 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     assert!(!output.status.success());
     let err = text(&output.stderr);
     assert!(err.contains("a table of manifest version 1"), "{err}");
+    // A manifest edited into one that defines no table is named.
+    std::fs::write(
+        &manifest,
+        text_of.replace("\"four_rate\": 0.1", "\"four_rate\": 1.5"),
+    )
+    .unwrap();
+    let output = tb_build(&["info", "t"], dir.path());
+    assert!(!output.status.success());
+    let err = text(&output.stderr);
+    assert!(
+        err.contains("table.json: ") && err.contains("4-rate 1.5 is not a probability"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -133,7 +133,7 @@ impl Manifest {
         )
     }
 
-    /// Reads `DIR/table.json`.
+    /// Reads `DIR/table.json`, which must define a table ([`Manifest::spec`]).
     ///
     /// # Errors
     /// [`Error::Io`] or [`Error::File`].
@@ -154,6 +154,14 @@ impl Manifest {
                     "manifest version {}, this build reads versions 1 to {MANIFEST_VERSION}",
                     manifest.version
                 ),
+            });
+        }
+        // A manifest edited by hand may no longer define a table: say
+        // which file, as for the other faults.
+        if let Err(error) = manifest.spec() {
+            return Err(Error::File {
+                path,
+                problem: error.to_string(),
             });
         }
         Ok(manifest)
