@@ -705,14 +705,7 @@ impl Solving<'_> {
 
     /// The header of the layer file, which stores `positions`.
     fn header(&self, positions: u64) -> LayerHeader {
-        LayerHeader {
-            formation: self.spec.formation().name().to_owned(),
-            target: 1 << self.spec.target(),
-            four_rate: self.spec.four_rate(),
-            precision: self.options.precision,
-            layer: self.index,
-            positions,
-        }
+        LayerHeader::new(self.spec, self.options.precision, self.index, positions)
     }
 
     /// Solves the layer whole, writes its layer file (and its working rates

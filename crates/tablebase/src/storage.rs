@@ -12,7 +12,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::solve::Solved;
-use crate::{Error, Rate};
+use crate::{Error, Rate, Spec};
 
 /// The first eight bytes of every layer file.
 pub const MAGIC: [u8; 8] = *b"2048labT";
@@ -111,6 +111,22 @@ pub struct LayerHeader {
     pub layer: usize,
     /// The positions stored.
     pub positions: u64,
+}
+
+impl LayerHeader {
+    /// The header of layer `layer` of the table `spec` stored at
+    /// `precision`, holding `positions`: what the builder writes, and what
+    /// a table checks a layer file against.
+    pub fn new(spec: &Spec, precision: Precision, layer: usize, positions: u64) -> Self {
+        Self {
+            formation: spec.formation().name().to_owned(),
+            target: 1 << spec.target(),
+            four_rate: spec.four_rate(),
+            precision,
+            layer,
+            positions,
+        }
+    }
 }
 
 /// One block's place in the file.

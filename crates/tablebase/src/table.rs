@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 use board::{Board, Direction, Symmetry};
 
 use crate::builder::{Manifest, layer_path};
-use crate::storage::LayerFile;
+use crate::storage::{LayerFile, LayerHeader};
 use crate::{Error, Mover, Spec, formation::tile_sum, hex};
 
 /// A finished table in its folder: success rates by position.
@@ -96,12 +96,13 @@ impl Table {
         }
         let file = LayerFile::open(&layer_path(&self.dir, index))?;
         let header = file.header();
-        if header.layer != index
-            || header.formation != self.spec.formation().name()
-            || header.target != 1 << self.spec.target()
-            || header.four_rate != self.spec.four_rate()
-            || header.precision != self.manifest.options.precision
-        {
+        let expected = LayerHeader::new(
+            &self.spec,
+            self.manifest.options.precision,
+            index,
+            header.positions,
+        );
+        if *header != expected {
             return Err(Error::File {
                 path: layer_path(&self.dir, index),
                 problem: "belongs to another table".to_owned(),
