@@ -115,27 +115,90 @@ impl Table {
     /// the spawn: what the table stores), in any of the eight orientations
     /// of the formation: 0 for positions the table does not hold.
     ///
+    /// A board may fit the formation in more than one orientation (with
+    /// several masks, or a large tile free to move): each is a way to go on
+    /// playing the formation, and a table does not tell a position it
+    /// lacks from one of rate 0, so the board gets the best of them. Every
+    /// orientation of a board then gets the same rate.
+    ///
     /// # Errors
     /// As [`Table::move_rates`].
     pub fn afterstate_rate(&self, afterstate: u64) -> Result<f64, Error> {
-        let layer = self.layer_of(afterstate)?;
-        let (seen, _) = self.orient(afterstate)?;
-        self.layer(layer)?
-            .rate(self.spec.formation().canon().canonical(seen))
+        let file = self.layer(self.layer_of(afterstate)?)?;
+        let canon = self.spec.formation().canon();
+        self.orientations(afterstate)?
+            .into_iter()
+            .try_fold(0.0f64, |best, (seen, _)| {
+                Ok(best.max(file.rate(canon.canonical(seen))?))
+            })
     }
 
-    /// The board turned into the formation's orientation, and the symmetry
-    /// that does it.
-    fn orient(&self, board: u64) -> Result<(u64, Symmetry), Error> {
+    /// The success rate of each move of `board`, a position to move from
+    /// (after the spawn), in any of the eight orientations of the
+    /// formation. A move is allowed only if it changes the board and keeps
+    /// it in the formation, as the table was solved.
+    ///
+    /// A board that fits the formation in more than one orientation is
+    /// read in the one whose best move is best (see
+    /// [`Table::afterstate_rate`]); of those, in the one whose turned
+    /// board is smallest, so that every orientation of a board gets the
+    /// same rates for the same moves.
+    ///
+    /// # Errors
+    /// [`Error::Board`] if no orientation of the board fits the formation
+    /// or its tile sum is not the table's; file errors as [`Table::layer`].
+    pub fn move_rates(&self, board: u64) -> Result<MoveRates, Error> {
+        let file = self.layer(self.layer_of(board)?)?;
+        let score = |rates: &MoveRates| rates.best().map_or(-1.0, |(_, rate)| rate);
+        let mut chosen: Option<(u64, MoveRates)> = None;
+        for (seen, symmetry) in self.orientations(board)? {
+            let rates = self.rates_of_moves(file, seen, symmetry)?;
+            let better = chosen.as_ref().is_none_or(|(chosen_seen, chosen_rates)| {
+                let (score, chosen_score) = (score(&rates), score(chosen_rates));
+                score > chosen_score || (score == chosen_score && seen < *chosen_seen)
+            });
+            if better {
+                chosen = Some((seen, rates));
+            }
+        }
+        Ok(chosen.expect("a board has an orientation that fits").1)
+    }
+
+    /// The rates of the moves of `seen`, a board in the formation's
+    /// orientation made by `symmetry`, turned back to the board's own.
+    fn rates_of_moves(
+        &self,
+        file: &LayerFile,
+        seen: u64,
+        symmetry: Symmetry,
+    ) -> Result<MoveRates, Error> {
         let formation = self.spec.formation();
-        Symmetry::ALL
+        let mut rates = [None; 4];
+        for direction in Direction::ALL {
+            let moved = self.mover.slide(seen, symmetry.direction(direction));
+            if moved != seen && formation.fits(moved) {
+                rates[direction.index()] = Some(file.rate(formation.canon().canonical(moved))?);
+            }
+        }
+        Ok(MoveRates { rates })
+    }
+
+    /// The images of `board` that fit the formation, each with the
+    /// symmetry that makes it; at least one.
+    fn orientations(&self, board: u64) -> Result<Vec<(u64, Symmetry)>, Error> {
+        let formation = self.spec.formation();
+        let fitting: Vec<(u64, Symmetry)> = Symmetry::ALL
             .into_iter()
             .map(|symmetry| (Board::from_raw(board).transform(symmetry).raw(), symmetry))
-            .find(|&(seen, _)| formation.fits(seen))
-            .ok_or_else(|| Error::Board {
+            .filter(|&(seen, _)| formation.fits(seen))
+            .collect();
+        if fitting.is_empty() {
+            return Err(Error::Board {
                 input: hex::format(board),
                 problem: format!("no orientation of it fits formation {}", formation.name()),
-            })
+            });
+        }
+        Ok(fitting)
     }
 
     fn layer_of(&self, board: u64) -> Result<usize, Error> {
@@ -150,27 +213,5 @@ impl Table {
                     self.spec.formation().seed_sum()
                 ),
             })
-    }
-
-    /// The success rate of each move of `board`, a position to move from
-    /// (after the spawn), in any of the eight orientations of the
-    /// formation.
-    ///
-    /// # Errors
-    /// [`Error::Board`] if no orientation of the board fits the formation
-    /// or its tile sum is not the table's; file errors as [`Table::layer`].
-    pub fn move_rates(&self, board: u64) -> Result<MoveRates, Error> {
-        let formation = self.spec.formation();
-        let layer = self.layer_of(board)?;
-        let (seen, symmetry) = self.orient(board)?;
-        let file = self.layer(layer)?;
-        let mut rates = [None; 4];
-        for direction in Direction::ALL {
-            let moved = self.mover.slide(seen, symmetry.direction(direction));
-            if moved != seen && formation.fits(moved) {
-                rates[direction.index()] = Some(file.rate(formation.canon().canonical(moved))?);
-            }
-        }
-        Ok(MoveRates { rates })
     }
 }

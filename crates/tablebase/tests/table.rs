@@ -1,8 +1,11 @@
 //! A built table answers for any orientation of a position.
 
+use std::path::Path;
+
 use board::{Board, Direction, Symmetry};
 use tablebase::builder::{self, Options};
-use tablebase::{Formation, Spec, Table};
+use tablebase::storage::Precision;
+use tablebase::{Canon, Fixed, Formation, FormationSpec, Large, Rate, Spec, Table, memory};
 
 #[test]
 fn every_orientation_gets_the_same_rates_for_the_same_moves() {
@@ -61,59 +64,95 @@ fn every_orientation_gets_the_same_rates_for_the_same_moves() {
     );
 }
 
+/// A table built on disk in `dir` at `precision`, within `budget` bytes
+/// if given, and the most segments a layer was solved in.
+fn build(spec: &Spec, dir: &Path, precision: Precision, budget: Option<u64>) -> (Table, usize) {
+    let options = Options {
+        precision,
+        ..Options::default()
+    };
+    let mut most_segments = 0;
+    let mut report = |event| {
+        if let builder::Event::Solved { segments, .. } = event {
+            most_segments = most_segments.max(segments);
+        }
+    };
+    builder::build(spec, dir, options, budget, &mut report).unwrap();
+    (Table::open(dir).unwrap(), most_segments)
+}
+
+/// Every position a table stores, with its rate, layer by layer.
+fn stored(table: &Table, spec: &Spec) -> Vec<(u64, f64)> {
+    (0..spec.steps())
+        .flat_map(|index| {
+            let layer = table.layer(index).unwrap().read_all().unwrap();
+            layer
+                .boards()
+                .iter()
+                .copied()
+                .zip(layer.rates().to_vec())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Every position of rate above 0 of the table solved in memory in `R`.
+fn solved<R: Rate>(spec: &Spec) -> Vec<(u64, f64)> {
+    memory::build::<R>(spec)
+        .iter()
+        .flat_map(|layer| {
+            let rates = layer.rates().iter().map(|rate| rate.probability());
+            layer
+                .boards()
+                .iter()
+                .copied()
+                .zip(rates)
+                .collect::<Vec<_>>()
+        })
+        .filter(|&(_, rate)| rate > 0.0)
+        .collect()
+}
+
 /// Each precision's table holds the rates solved in its type
 /// (`tablebase::rate`), the u32 table the reference's fixed point.
 #[test]
 fn stored_rates_are_those_solved_in_the_precisions_type() {
-    use tablebase::storage::Precision;
-    use tablebase::{Fixed, Rate, memory};
-
-    fn stored(spec: &Spec, precision: Precision) -> Vec<(u64, f64)> {
-        let dir = tempfile::tempdir().unwrap();
-        let options = Options {
-            precision,
-            ..Options::default()
-        };
-        builder::build(spec, dir.path(), options, None, &mut |_| {}).unwrap();
-        let table = Table::open(dir.path()).unwrap();
-        (0..spec.steps())
-            .flat_map(|index| {
-                let layer = table.layer(index).unwrap().read_all().unwrap();
-                layer
-                    .boards()
-                    .iter()
-                    .copied()
-                    .zip(layer.rates().to_vec())
-                    .collect::<Vec<_>>()
-            })
-            .collect()
-    }
-
-    fn solved<R: Rate>(spec: &Spec) -> Vec<(u64, f64)> {
-        memory::build::<R>(spec)
-            .iter()
-            .flat_map(|layer| {
-                let rates = layer.rates().iter().map(|rate| rate.probability());
-                layer
-                    .boards()
-                    .iter()
-                    .copied()
-                    .zip(rates)
-                    .collect::<Vec<_>>()
-            })
-            .filter(|&(_, rate)| rate > 0.0)
-            .collect()
-    }
-
     let spec = Spec::new(
         Formation::builtin("442").unwrap().with_extra_steps(8),
         5,
         0.1,
     )
     .unwrap();
-    assert_eq!(stored(&spec, Precision::U32), solved::<Fixed>(&spec));
-    assert_eq!(stored(&spec, Precision::F32), solved::<f32>(&spec));
-    assert_eq!(stored(&spec, Precision::F64), solved::<f64>(&spec));
+    let stored_at = |precision| {
+        let dir = tempfile::tempdir().unwrap();
+        stored(&build(&spec, dir.path(), precision, None).0, &spec)
+    };
+    assert_eq!(stored_at(Precision::U32), solved::<Fixed>(&spec));
+    assert_eq!(stored_at(Precision::F32), solved::<f32>(&spec));
+    assert_eq!(stored_at(Precision::F64), solved::<f64>(&spec));
+}
+
+/// Small tables of formations whose large tiles move: several masks (t),
+/// a large tile free to move (L3f), and a free formation of five cells
+/// for small tiles (no masks, eight symmetries, layer 0 made from the
+/// seed).
+fn moving_formations() -> [Spec; 3] {
+    let free5 = FormationSpec {
+        name: "free5".into(),
+        masks: Vec::new(),
+        target_cells: "0xffffffffffffffff".into(),
+        canon: Canon::Full,
+        large: Large::Sliding,
+        seeds: vec!["0x01111fffffffffff".into()],
+        extra_steps: 4,
+        free: true,
+    };
+    [
+        (Formation::builtin("t").unwrap(), 5),
+        (Formation::builtin("L3f").unwrap(), 4),
+        (Formation::new(free5).unwrap(), 5),
+    ]
+    .map(|(formation, target)| Spec::new(formation.with_extra_steps(4), target, 0.1).unwrap())
 }
 
 /// Formations whose large tiles move are generated by sorting and looked
@@ -122,45 +161,63 @@ fn stored_rates_are_those_solved_in_the_precisions_type() {
 /// (which `tests/brute.rs` checks against brute force).
 #[test]
 fn formations_whose_large_tiles_move_are_stored_as_solved() {
-    use tablebase::storage::Precision;
-    use tablebase::{Rate, memory};
-
-    for (name, target) in [("t", 5), ("L3f", 4)] {
-        let formation = Formation::builtin(name).unwrap().with_extra_steps(4);
-        let spec = Spec::new(formation, target, 0.1).unwrap();
-        let solved: Vec<(u64, f64)> = memory::build::<f64>(&spec)
-            .iter()
-            .flat_map(|layer| layer.boards().iter().copied().zip(layer.rates().to_vec()))
-            .filter(|&(_, rate)| rate.probability() > 0.0)
-            .collect();
+    for spec in moving_formations() {
+        let solved = solved::<f64>(&spec);
+        assert!(solved.len() > 10_000, "{}: {}", spec.name(), solved.len());
         for budget in [None, Some(1 << 10)] {
             let dir = tempfile::tempdir().unwrap();
-            let options = Options {
-                precision: Precision::F64,
-                ..Options::default()
-            };
-            let mut most_segments = 0;
-            let mut report = |event| {
-                if let builder::Event::Solved { segments, .. } = event {
-                    most_segments = most_segments.max(segments);
+            let (table, most_segments) = build(&spec, dir.path(), Precision::F64, budget);
+            assert_eq!(most_segments > 1, budget.is_some(), "{}", spec.name());
+            assert_eq!(stored(&table, &spec), solved, "{}, {budget:?}", spec.name());
+        }
+    }
+}
+
+/// A position may fit a formation in more than one orientation (41% of
+/// L3f-32's do, none of t's): every orientation of a stored position reads the same rate, the best
+/// of those in which it fits (at least its own), and every orientation of
+/// a position to move from (a 2 spawned) the same rates for the same
+/// moves.
+#[test]
+fn every_orientation_reads_the_best_of_those_that_fit() {
+    let turn = |board: u64, symmetry| Board::from_raw(board).transform(symmetry).raw();
+    for spec in moving_formations() {
+        let name = spec.name();
+        let dir = tempfile::tempdir().unwrap();
+        let (table, _) = build(&spec, dir.path(), Precision::U32, None);
+        let (mut several, mut moved) = (0, 0);
+        for (board, rate) in stored(&table, &spec).into_iter().step_by(251) {
+            let read = table.afterstate_rate(board).unwrap();
+            assert!(read >= rate, "{name}: {read} < {rate}");
+            several += usize::from(
+                Symmetry::ALL
+                    .into_iter()
+                    .map(|symmetry| turn(board, symmetry))
+                    .any(|seen| seen != board && spec.formation().fits(seen)),
+            );
+            let empty = (0..16).find(|&cell| (board >> (4 * cell)) & 0xF == 0);
+            let to_move = empty.map(|cell| board | 1 << (4 * cell));
+            // (Past the last layer, a board to move from is no table's.)
+            let moves = to_move.and_then(|board| table.move_rates(board).ok());
+            moved += usize::from(moves.is_some());
+            for symmetry in Symmetry::ALL {
+                assert_eq!(table.afterstate_rate(turn(board, symmetry)).unwrap(), read);
+                let (Some(to_move), Some(moves)) = (to_move, moves) else {
+                    continue;
+                };
+                let turned = table.move_rates(turn(to_move, symmetry)).unwrap();
+                for direction in Direction::ALL {
+                    assert_eq!(
+                        turned.rates[symmetry.direction(direction).index()],
+                        moves.rates[direction.index()],
+                        "{name} {symmetry:?} {direction:?}"
+                    );
                 }
-            };
-            builder::build(&spec, dir.path(), options, budget, &mut report).unwrap();
-            assert_eq!(most_segments > 1, budget.is_some(), "{name}");
-            let table = Table::open(dir.path()).unwrap();
-            let stored: Vec<(u64, f64)> = (0..spec.steps())
-                .flat_map(|index| {
-                    let layer = table.layer(index).unwrap().read_all().unwrap();
-                    layer
-                        .boards()
-                        .iter()
-                        .copied()
-                        .zip(layer.rates().to_vec())
-                        .collect::<Vec<_>>()
-                })
-                .collect();
-            assert!(solved.len() > 10_000, "{name}: {}", solved.len());
-            assert_eq!(stored, solved, "{name}, budget {budget:?}");
+            }
+        }
+        assert!(moved > 40, "{name}: {moved}");
+        if name.starts_with("L3f") {
+            assert!(several > 0, "{name}: no position fits in two orientations");
         }
     }
 }
