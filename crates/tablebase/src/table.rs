@@ -124,9 +124,10 @@ impl Table {
     /// # Errors
     /// As [`Table::move_rates`].
     pub fn afterstate_rate(&self, afterstate: u64) -> Result<f64, Error> {
-        let file = self.layer(self.layer_of(afterstate)?)?;
-        let canon = self.spec.formation().canon();
-        self.orientations(afterstate)?
+        let layer = self.layer_of(afterstate)?;
+        let orientations = self.orientations(afterstate)?;
+        let (file, canon) = (self.layer(layer)?, self.spec.formation().canon());
+        orientations
             .into_iter()
             .try_fold(0.0f64, |best, (seen, _)| {
                 Ok(best.max(file.rate(canon.canonical(seen))?))
@@ -142,26 +143,32 @@ impl Table {
     /// read in the one whose best move is best (see
     /// [`Table::afterstate_rate`]); of those, in the one whose turned
     /// board is smallest, so that every orientation of a board gets the
-    /// same rates for the same moves.
+    /// same rates for the same moves. (A board that is its own image under
+    /// a symmetry has two ways to be turned into one board; where they
+    /// differ, which is read depends on the board's orientation.)
     ///
     /// # Errors
     /// [`Error::Board`] if no orientation of the board fits the formation
     /// or its tile sum is not the table's; file errors as [`Table::layer`].
     pub fn move_rates(&self, board: u64) -> Result<MoveRates, Error> {
-        let file = self.layer(self.layer_of(board)?)?;
+        let layer = self.layer_of(board)?;
+        let orientations = self.orientations(board)?;
+        let file = self.layer(layer)?;
+        let readings = orientations
+            .into_iter()
+            .map(|(seen, symmetry)| Ok((seen, self.rates_of_moves(file, seen, symmetry)?)))
+            .collect::<Result<Vec<_>, Error>>()?;
+        // The best move's rate, then the smaller turned board.
         let score = |rates: &MoveRates| rates.best().map_or(-1.0, |(_, rate)| rate);
-        let mut chosen: Option<(u64, MoveRates)> = None;
-        for (seen, symmetry) in self.orientations(board)? {
-            let rates = self.rates_of_moves(file, seen, symmetry)?;
-            let better = chosen.as_ref().is_none_or(|(chosen_seen, chosen_rates)| {
-                let (score, chosen_score) = (score(&rates), score(chosen_rates));
-                score > chosen_score || (score == chosen_score && seen < *chosen_seen)
-            });
-            if better {
-                chosen = Some((seen, rates));
-            }
-        }
-        Ok(chosen.expect("a board has an orientation that fits").1)
+        let (_, rates) = readings
+            .into_iter()
+            .max_by(|(seen, rates), (other_seen, other)| {
+                score(rates)
+                    .total_cmp(&score(other))
+                    .then(other_seen.cmp(seen))
+            })
+            .expect("orientations are never empty");
+        Ok(rates)
     }
 
     /// The rates of the moves of `seen`, a board in the formation's
