@@ -1,4 +1,5 @@
-//! A built table answers for any orientation of a position.
+//! Built tables: they store what is solved in memory, and answer for any
+//! orientation of a position.
 
 use std::path::Path;
 
@@ -179,10 +180,10 @@ fn every_kind_of_formation_is_stored_as_solved() {
 }
 
 /// A position may fit a formation in more than one orientation (41% of
-/// L3f-32's do, none of t's): every orientation of a stored position reads the same rate, the best
-/// of those in which it fits (at least its own), and every orientation of
-/// a position to move from (a 2 spawned) the same rates for the same
-/// moves.
+/// L3f-32's do, none of t's): every orientation of a stored position
+/// reads the same rate, the best of those in which it fits (at least its
+/// own), and every orientation of a position to move from (a 2 spawned)
+/// the same rates for the same moves.
 #[test]
 fn every_orientation_reads_the_best_of_those_that_fit() {
     let turn = |board: u64, symmetry| Board::from_raw(board).transform(symmetry).raw();
