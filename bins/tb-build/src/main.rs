@@ -327,7 +327,15 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
             "(a table of optimal lines: positions off them are not stored and read as 0)"
         )?;
     }
-    writeln!(out, "its moves:")?;
+    if rates.read_as == board {
+        writeln!(out, "its moves:")?;
+    } else {
+        let read_as = hex::format(rates.read_as);
+        writeln!(
+            out,
+            "its moves, read as {read_as} (turned into the formation's orientation):"
+        )?;
+    }
     for direction in Direction::ALL {
         match rates.rates[direction.index()] {
             Some(rate) => writeln!(out, "{:<6} {rate:.10}", direction.name())?,

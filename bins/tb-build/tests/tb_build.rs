@@ -74,6 +74,33 @@ fn builds_queries_and_verifies() {
         out.contains("up     not allowed") && out.contains("best   "),
         "{out}"
     );
+    // The same position mirrored is read in the formation's orientation,
+    // and its moves are mirrored back.
+    let output = tb_build(
+        &["query", "--table", "t", "--board", "0x00110000fff1fff2"],
+        dir.path(),
+    );
+    let mirrored = text(&output.stdout);
+    assert!(
+        mirrored.contains("its moves, read as 0x110000001fff2fff (turned into"),
+        "{mirrored}"
+    );
+    let rate_of = |out: &str, direction: &str| {
+        let line = out.lines().find(|line| line.starts_with(direction));
+        line.unwrap().split_whitespace().nth(1).unwrap().to_owned()
+    };
+    for (direction, mirror) in [
+        ("up", "up"),
+        ("right", "left"),
+        ("down", "down"),
+        ("left", "right"),
+    ] {
+        assert_eq!(
+            rate_of(&mirrored, direction),
+            rate_of(&out, mirror),
+            "{mirrored}"
+        );
+    }
 
     let output = tb_build(&["info", "t"], dir.path());
     assert!(output.status.success());

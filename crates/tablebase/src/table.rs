@@ -25,6 +25,9 @@ pub struct Table {
 pub struct MoveRates {
     /// Rates in [`Direction::ALL`] order: up, right, down, left.
     pub rates: [Option<f64>; 4],
+    /// The board as it was read: turned into the formation's orientation
+    /// (2048lab's order), whose moves, turned back, the rates are.
+    pub read_as: u64,
 }
 
 impl MoveRates {
@@ -156,16 +159,16 @@ impl Table {
         let file = self.layer(layer)?;
         let readings = orientations
             .into_iter()
-            .map(|(seen, symmetry)| Ok((seen, self.rates_of_moves(file, seen, symmetry)?)))
+            .map(|(seen, symmetry)| self.rates_of_moves(file, seen, symmetry))
             .collect::<Result<Vec<_>, Error>>()?;
         // The best move's rate, then the smaller turned board.
         let score = |rates: &MoveRates| rates.best().map_or(-1.0, |(_, rate)| rate);
-        let (_, rates) = readings
+        let rates = readings
             .into_iter()
-            .max_by(|(seen, rates), (other_seen, other)| {
+            .max_by(|rates, other| {
                 score(rates)
                     .total_cmp(&score(other))
-                    .then(other_seen.cmp(seen))
+                    .then(other.read_as.cmp(&rates.read_as))
             })
             .expect("orientations are never empty");
         Ok(rates)
@@ -187,7 +190,10 @@ impl Table {
                 rates[direction.index()] = Some(file.rate(formation.canon().canonical(moved))?);
             }
         }
-        Ok(MoveRates { rates })
+        Ok(MoveRates {
+            rates,
+            read_as: seen,
+        })
     }
 
     /// The images of `board` that fit the formation, each with the
