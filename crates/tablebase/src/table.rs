@@ -25,8 +25,9 @@ pub struct Table {
 pub struct MoveRates {
     /// Rates in [`Direction::ALL`] order: up, right, down, left.
     pub rates: [Option<f64>; 4],
-    /// The board as it was read: turned into the formation's orientation
-    /// (2048lab's order), whose moves, turned back, the rates are.
+    /// The board as read, turned into the formation's orientation (in
+    /// 2048lab's order): `rates` are its moves', each turned back to the
+    /// direction it is on the board asked about.
     pub read_as: u64,
 }
 
