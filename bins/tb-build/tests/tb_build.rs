@@ -339,6 +339,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     .unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
     std::fs::write(
+        dir.path().join("turned.json"),
+        SMALL_L3.replace("identity", "diagonal"),
+    )
+    .unwrap();
+    std::fs::write(
         dir.path().join("bad.toml"),
         "name = \"L3near\"\nmasks = [\"0xfff0fff\"]\ncanon = \"identity\"\n",
     )
@@ -355,6 +360,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (
             &["build", "bad.json", "64"],
             "must mark cells with whole F digits",
+        ),
+        (
+            &["build", "turned.json", "64"],
+            "formation turned.json: L3near: its Diagonal symmetry does not keep its masks",
         ),
         (
             &["build", "bad.toml", "64"],

@@ -417,8 +417,10 @@ impl Formation {
     ///
     /// # Errors
     /// [`Error::Formation`] for masks or target cells that are not whole
-    /// 0xF nibbles, no seeds, seeds that do not fit the formation, seeds of
-    /// different tile sums, or a seed holding a tile in a wall's place.
+    /// 0xF nibbles, masks, target cells or walls that the symmetries
+    /// change (a position and its images must fit, and show the target,
+    /// alike), no seeds, seeds that do not fit the formation, seeds of
+    /// different tile sums, or seeds with walls in different cells.
     pub fn new(spec: FormationSpec) -> Result<Self, Error> {
         let bad = |problem: String| Error::Formation {
             name: spec.name.clone(),
@@ -463,6 +465,48 @@ impl Formation {
             extra_steps: spec.extra_steps,
             free: spec.free,
         };
+        // A position and its images are one position: they must fit the
+        // masks, and show the target, alike.
+        for &mask in &formation.masks {
+            let images = formation.canon.images(mask);
+            if let Some(&image) = images.iter().find(|&&image| !formation.fits(image)) {
+                return Err(bad(format!(
+                    "its {:?} symmetry does not keep its masks: mask {} turned is {}, \
+                     which holds no mask",
+                    formation.canon,
+                    hex::format(mask),
+                    hex::format(image)
+                )));
+            }
+        }
+        let images = formation.canon.images(target_cells);
+        if let Some(&image) = images.iter().find(|&&image| image != target_cells) {
+            return Err(bad(format!(
+                "its {:?} symmetry does not keep its target cells: {} turned is {}",
+                formation.canon,
+                hex::format(target_cells),
+                hex::format(image)
+            )));
+        }
+        if formation.large == Large::Wall {
+            let walls = large_nibbles(seeds[0]);
+            if let Some(&seed) = seeds.iter().find(|&&seed| large_nibbles(seed) != walls) {
+                return Err(bad(format!(
+                    "seed {} has its walls in other cells than the first seed {}",
+                    hex::format(seed),
+                    hex::format(seeds[0])
+                )));
+            }
+            let images = formation.canon.images(walls);
+            if let Some(&image) = images.iter().find(|&&image| image != walls) {
+                return Err(bad(format!(
+                    "its {:?} symmetry does not keep its walls: {} turned is {}",
+                    formation.canon,
+                    hex::format(walls),
+                    hex::format(image)
+                )));
+            }
+        }
         let sum = tile_sum(seeds[0]);
         for &seed in &seeds {
             if !formation.fits(seed) {
@@ -548,18 +592,18 @@ impl Formation {
 
     /// The cells of the large tiles (0xF each) if every position of the
     /// formation holds them there: the seeds' walls, or the one mask when
-    /// the seeds hold large tiles in its cells only and the symmetries keep
-    /// it in place. Tiles of 16384 merging into another 0xF aside, which
-    /// the layers that count on this (generation by rank) leave out.
+    /// the seeds hold large tiles in its cells only (the symmetries keep
+    /// walls and masks in place: [`Formation::new`] checks). Tiles of
+    /// 16384 merging into another 0xF aside, which the layers that count
+    /// on this (generation by rank) leave out.
     pub fn fixed_large(&self) -> Option<u64> {
         let large = large_nibbles(self.seeds[0]);
         let held = match self.large {
             Large::Wall => true,
             Large::Sliding => self.masks == [large],
         };
-        let kept = self.canon.images(large).iter().all(|&image| image == large);
         let same = self.seeds.iter().all(|&seed| large_nibbles(seed) == large);
-        (held && kept && same && !self.free).then_some(large)
+        (held && same && !self.free).then_some(large)
     }
 
     /// The tile sum of the seeds, large tiles counted as 32768.
@@ -687,10 +731,6 @@ mod tests {
         for moving in ["L3f", "442t", "4432f", "free8"] {
             assert_eq!(fixed(moving), None, "{moving}");
         }
-        // A mask that the transpose moves.
-        let mut spec = Formation::builtin("L3").unwrap().spec();
-        spec.canon = Canon::Diagonal;
-        assert_eq!(Formation::new(spec).unwrap().fixed_large(), None);
     }
 
     #[test]
@@ -814,6 +854,36 @@ mod tests {
         assert!(error(&["0xfff0fff"], &[]).contains("no seeds"));
         assert!(error(&["0xfff0fff"], &["0x1fff0fff", "0x2fff0fff"]).contains("tile sum"));
         assert!(error(&["0xfff0fff"], &["0xzfff0fff"]).contains("not a hex number"));
+        // Symmetries that move the masks or the target cells: a position
+        // and its images would not fit, or show the target, alike.
+        let mut l3 = Formation::builtin("L3").unwrap().spec();
+        l3.canon = Canon::Diagonal;
+        let error = Formation::new(l3).unwrap_err().to_string();
+        assert!(
+            error.contains(
+                "L3: its Diagonal symmetry does not keep its masks: mask \
+                 0x000000000fff0fff turned is 0x000000ff00ff00ff"
+            ),
+            "{error}"
+        );
+        let mut walls = Formation::builtin("3x3").unwrap().spec();
+        (walls.canon, walls.target_cells) = (Canon::Full, "0xffffffffffffffff".into());
+        let error = Formation::new(walls.clone()).unwrap_err().to_string();
+        assert!(
+            error.contains("its Full symmetry does not keep its walls"),
+            "{error}"
+        );
+        walls.canon = Canon::Min33;
+        walls.seeds.push("0xfff0fff0fff00001".into());
+        let error = Formation::new(walls).unwrap_err().to_string();
+        assert!(error.contains("has its walls in other cells"), "{error}");
+        let mut ll = Formation::builtin("LL").unwrap().spec();
+        ll.target_cells = "0xf000000000".into();
+        let error = Formation::new(ll).unwrap_err().to_string();
+        assert!(
+            error.contains("its Diagonal symmetry does not keep its target cells"),
+            "{error}"
+        );
         assert!(
             Formation::find("L9")
                 .unwrap_err()
