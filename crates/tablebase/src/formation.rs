@@ -465,29 +465,24 @@ impl Formation {
             extra_steps: spec.extra_steps,
             free: spec.free,
         };
-        // A position and its images are one position: they must fit the
-        // masks, and show the target, alike.
-        for &mask in &formation.masks {
-            let images = formation.canon.images(mask);
-            if let Some(&image) = images.iter().find(|&&image| !formation.fits(image)) {
-                return Err(bad(format!(
-                    "its {:?} symmetry does not keep its masks: mask {} turned is {}, \
-                     which holds no mask",
+        // A position and its images are stored as one: they must fit the
+        // masks, show the target and hold the walls alike.
+        let keep = |what: &str, cells: u64, kept: &dyn Fn(u64) -> bool| {
+            let images = formation.canon.images(cells);
+            match images.into_iter().find(|&image| !kept(image)) {
+                Some(image) => Err(bad(format!(
+                    "its {:?} symmetry does not keep its {what}: {} turned is {}",
                     formation.canon,
-                    hex::format(mask),
+                    hex::format(cells),
                     hex::format(image)
-                )));
+                ))),
+                None => Ok(()),
             }
+        };
+        for &mask in &formation.masks {
+            keep("masks", mask, &|image| formation.fits(image))?;
         }
-        let images = formation.canon.images(target_cells);
-        if let Some(&image) = images.iter().find(|&&image| image != target_cells) {
-            return Err(bad(format!(
-                "its {:?} symmetry does not keep its target cells: {} turned is {}",
-                formation.canon,
-                hex::format(target_cells),
-                hex::format(image)
-            )));
-        }
+        keep("target cells", target_cells, &|image| image == target_cells)?;
         if formation.large == Large::Wall {
             let walls = large_nibbles(seeds[0]);
             if let Some(&seed) = seeds.iter().find(|&&seed| large_nibbles(seed) != walls) {
@@ -497,15 +492,7 @@ impl Formation {
                     hex::format(seeds[0])
                 )));
             }
-            let images = formation.canon.images(walls);
-            if let Some(&image) = images.iter().find(|&&image| image != walls) {
-                return Err(bad(format!(
-                    "its {:?} symmetry does not keep its walls: {} turned is {}",
-                    formation.canon,
-                    hex::format(walls),
-                    hex::format(image)
-                )));
-            }
+            keep("walls", walls, &|image| image == walls)?;
         }
         let sum = tile_sum(seeds[0]);
         for &seed in &seeds {
@@ -861,7 +848,7 @@ mod tests {
         let error = Formation::new(l3).unwrap_err().to_string();
         assert!(
             error.contains(
-                "L3: its Diagonal symmetry does not keep its masks: mask \
+                "L3: its Diagonal symmetry does not keep its masks: \
                  0x000000000fff0fff turned is 0x000000ff00ff00ff"
             ),
             "{error}"
