@@ -370,6 +370,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "formation bad.toml: missing field `target_cells`",
         ),
         (
+            &["build", "missing.toml", "64"],
+            "formation missing.toml: No such file",
+        ),
+        (
             &["query", "--table", "nowhere", "--board", "0x1"],
             "nowhere: no table here (no table.json)",
         ),

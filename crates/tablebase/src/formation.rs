@@ -390,6 +390,10 @@ impl Formation {
     /// A built-in name, or else a formation file ([`FormationSpec`]): TOML
     /// when its name ends in `.toml`, JSON otherwise.
     ///
+    /// A name with an extension or a folder in it is taken for a file, so
+    /// that a mistyped path is reported as a missing file rather than as an
+    /// unknown formation.
+    ///
     /// # Errors
     /// [`Error::Formation`] for an unknown name, an unreadable file or an
     /// invalid definition.
@@ -398,7 +402,8 @@ impl Formation {
             return Self::builtin(name_or_path);
         }
         let path = Path::new(name_or_path);
-        if !path.exists() {
+        let names_a_file = path.extension().is_some() || path.components().count() > 1;
+        if !names_a_file && !path.exists() {
             return Self::builtin(name_or_path);
         }
         let bad = |problem: String| Error::Formation {
@@ -877,5 +882,12 @@ mod tests {
                 .to_string()
                 .contains("unknown formation")
         );
+        for path in ["missing.json", "formations/L9"] {
+            let error = Formation::find(path).unwrap_err().to_string();
+            assert!(
+                error.starts_with(&format!("formation {path}: ")) && error.contains("os error"),
+                "{error}"
+            );
+        }
     }
 }
