@@ -321,10 +321,19 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
         out,
         "as an afterstate (after a move, before the spawn): {afterstate:.10}"
     )?;
-    if table.manifest().options.optimal_only {
+    // Elsewhere a position the table does not hold is solved from it.
+    let options = table.manifest().options;
+    if options.optimal_only {
         writeln!(
             out,
             "(a table of optimal lines: positions off them are not stored and read as 0)"
+        )?;
+    }
+    if options.prune > 0.0 {
+        writeln!(
+            out,
+            "(pruned at {}: positions at or below it, or that the seeds never lead to, are not stored and read as 0)",
+            options.prune
         )?;
     }
     if rates.read_as == board {

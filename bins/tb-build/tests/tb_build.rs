@@ -65,6 +65,16 @@ fn builds_queries_and_verifies() {
         .parse()
         .unwrap();
     assert!(rate > 0.5 && rate < 1.0, "{out}");
+    // Its own moves go where the seeds never lead (nothing spawned): they
+    // are solved from the table, where a table alone reads 0.
+    let best: f64 = out
+        .lines()
+        .find_map(|line| line.strip_prefix("best   "))
+        .and_then(|best| best.split_whitespace().nth(1))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(best > 0.5, "{out}");
     let output = tb_build(
         &["query", "--table", "t", "--board", "0x110000001fff2fff"],
         dir.path(),
@@ -499,6 +509,25 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
             };
             let plain = layer_files(&dir.path().join("plain-whole"));
             assert!(bytes(&files) < bytes(&plain), "pruning stores less");
+            // A pruned table cannot tell a pruned position from one the
+            // seeds never lead to, such as where a seed's moves go: both
+            // read 0, and a query says so.
+            let output = tb_build(
+                &[
+                    "query",
+                    "--table",
+                    &segmented,
+                    "--board",
+                    "0x100000001fff2fff",
+                ],
+                dir.path(),
+            );
+            let out = text(&output.stdout);
+            assert!(
+                out.contains("(pruned at 0.5: positions at or below it"),
+                "{out}"
+            );
+            assert!(out.contains("best   right 0.0000000000"), "{out}");
         }
     }
 }

@@ -42,6 +42,7 @@ pub mod generate;
 pub mod hex;
 mod index;
 pub mod memory;
+mod missing;
 pub mod optimal;
 mod rank;
 pub mod rate;

@@ -7,7 +7,7 @@ use board::{Board, Direction, Symmetry};
 
 use crate::builder::{Manifest, layer_path};
 use crate::storage::{LayerFile, LayerHeader};
-use crate::{Error, Mover, Spec, formation::tile_sum, hex};
+use crate::{Error, Mover, Spec, formation::tile_sum, hex, missing};
 
 /// A finished table in its folder: success rates by position.
 #[derive(Debug)]
@@ -117,31 +117,41 @@ impl Table {
 
     /// The success rate of an afterstate (a position after a move, before
     /// the spawn: what the table stores), in any of the eight orientations
-    /// of the formation: 0 for positions the table does not hold.
+    /// of the formation.
+    ///
+    /// A position the table does not hold is solved from the positions it
+    /// leads to (as the builder would have, had the seeds led to it), so
+    /// that a board from a game gets its rate even where the seeds never
+    /// lead to it, except in a pruned table or one thinned to optimal
+    /// lines: there, a position the table does not hold reads 0.
     ///
     /// A board may fit the formation in more than one orientation (with
     /// several masks, or a large tile free to move): each is a way to go on
-    /// playing the formation, and a table does not tell a position it
-    /// lacks from one of rate 0, so the board gets the best of them. Every
+    /// playing the formation, so the board gets the best of them. Every
     /// orientation of a board then gets the same rate.
     ///
     /// # Errors
     /// As [`Table::move_rates`].
     pub fn afterstate_rate(&self, afterstate: u64) -> Result<f64, Error> {
         let layer = self.layer_of(afterstate)?;
-        let orientations = self.orientations(afterstate)?;
-        let (file, canon) = (self.layer(layer)?, self.spec.formation().canon());
-        orientations
+        let canon = self.spec.formation().canon();
+        let boards: Vec<u64> = self
+            .orientations(afterstate)?
             .into_iter()
-            .try_fold(0.0f64, |best, (seen, _)| {
-                Ok(best.max(file.rate(canon.canonical(seen))?))
-            })
+            .map(|(seen, _)| canon.canonical(seen))
+            .collect();
+        Ok(self
+            .rates(afterstate, layer, &boards)?
+            .into_iter()
+            .fold(0.0, f64::max))
     }
 
     /// The success rate of each move of `board`, a position to move from
     /// (after the spawn), in any of the eight orientations of the
     /// formation. A move is allowed only if it changes the board and keeps
-    /// it in the formation, as the table was solved.
+    /// it in the formation, as the table was solved; a move to a position
+    /// the table does not hold gets its rate as in
+    /// [`Table::afterstate_rate`].
     ///
     /// A board that fits the formation in more than one orientation is
     /// read in the one whose best move is best (see
@@ -153,19 +163,30 @@ impl Table {
     ///
     /// # Errors
     /// [`Error::Board`] if no orientation of the board fits the formation
-    /// or its tile sum is not the table's; file errors as [`Table::layer`].
+    /// or its tile sum is not the table's, or if solving a position the
+    /// table does not hold would take too many more; file errors as
+    /// [`Table::layer`].
     pub fn move_rates(&self, board: u64) -> Result<MoveRates, Error> {
         let layer = self.layer_of(board)?;
         let orientations = self.orientations(board)?;
-        let file = self.layer(layer)?;
+        // Every allowed move of every orientation, read together.
+        let moves: Vec<[Option<u64>; 4]> = orientations
+            .iter()
+            .map(|&(seen, symmetry)| self.moves(seen, symmetry))
+            .collect();
+        let moved: Vec<u64> = moves.iter().flatten().flatten().copied().collect();
+        let mut rates = self.rates(board, layer, &moved)?.into_iter();
         let readings = orientations
-            .into_iter()
-            .map(|(seen, symmetry)| self.rates_of_moves(file, seen, symmetry))
-            .collect::<Result<Vec<_>, Error>>()?;
+            .iter()
+            .zip(moves)
+            .map(|(&(seen, _), moves)| MoveRates {
+                rates: moves
+                    .map(|moved| moved.map(|_| rates.next().expect("a rate for each move"))),
+                read_as: seen,
+            });
         // The best move's rate, then the smaller turned board.
         let score = |rates: &MoveRates| rates.best().map_or(-1.0, |(_, rate)| rate);
         let rates = readings
-            .into_iter()
             .max_by(|rates, other| {
                 score(rates)
                     .total_cmp(&score(other))
@@ -175,26 +196,59 @@ impl Table {
         Ok(rates)
     }
 
-    /// The rates of the moves of `seen`, a board in the formation's
-    /// orientation made by `symmetry`, turned back to the board's own.
-    fn rates_of_moves(
-        &self,
-        file: &LayerFile,
-        seen: u64,
-        symmetry: Symmetry,
-    ) -> Result<MoveRates, Error> {
+    /// The canonical result of each allowed move of `seen`, a board in the
+    /// formation's orientation made by `symmetry`, in the directions of
+    /// the board's own orientation.
+    fn moves(&self, seen: u64, symmetry: Symmetry) -> [Option<u64>; 4] {
         let formation = self.spec.formation();
-        let mut rates = [None; 4];
-        for direction in Direction::ALL {
+        Direction::ALL.map(|direction| {
             let moved = self.mover.slide(seen, symmetry.direction(direction));
-            if moved != seen && formation.fits(moved) {
-                rates[direction.index()] = Some(file.rate(formation.canon().canonical(moved))?);
-            }
-        }
-        Ok(MoveRates {
-            rates,
-            read_as: seen,
+            (moved != seen && formation.fits(moved)).then(|| formation.canon().canonical(moved))
         })
+    }
+
+    /// The rates of `boards`, canonical positions of layer `index`, in
+    /// their order: stored, or solved ([`Table::afterstate_rate`]) for the
+    /// query about `asked`.
+    fn rates(&self, asked: u64, index: usize, boards: &[u64]) -> Result<Vec<f64>, Error> {
+        let file = self.layer(index)?;
+        let mut rates = boards
+            .iter()
+            .map(|&board| file.rate(board))
+            .collect::<Result<Vec<f64>, Error>>()?;
+        let options = self.manifest.options;
+        if options.prune > 0.0 || options.optimal_only {
+            return Ok(rates);
+        }
+        // Positions of rate 0 are not stored either, so every 0 read is a
+        // position the table does not hold.
+        let missing: Vec<u64> = boards
+            .iter()
+            .zip(&rates)
+            .filter(|&(_, &rate)| rate == 0.0)
+            .map(|(&board, _)| board)
+            .collect();
+        if missing.is_empty() {
+            return Ok(rates);
+        }
+        let Some(solved) = missing::solve(self, &self.mover, index, &missing, missing::MOST)?
+        else {
+            return Err(Error::Board {
+                input: hex::format(asked),
+                problem: format!(
+                    "the table does not hold a position it leads to, and solving that from \
+                     the table means solving more than {} positions it does not hold either",
+                    missing::MOST
+                ),
+            });
+        };
+        let mut solved = solved.into_iter();
+        for rate in rates.iter_mut().filter(|rate| **rate == 0.0) {
+            *rate = solved
+                .next()
+                .expect("one solved rate for each missing board");
+        }
+        Ok(rates)
     }
 
     /// The images of `board` that fit the formation, each with the

@@ -4,7 +4,13 @@
 
 use std::collections::HashMap;
 
-use tablebase::{Canon, Fixed, Formation, FormationSpec, Large, Rate, Spec, hex, memory};
+use board::{Board, Symmetry};
+use rand::{RngExt, SeedableRng};
+use tablebase::builder::{self, Options};
+use tablebase::storage::Precision;
+use tablebase::{
+    Canon, Fixed, Formation, FormationSpec, Large, Rate, Spec, Table, hex, memory, tile_sum,
+};
 
 type Grid = [[u8; 4]; 4];
 
@@ -288,6 +294,132 @@ fn free4_full_symmetry() {
         free: true,
     };
     check(Formation::new(spec).unwrap(), 5, 0.1, 40);
+}
+
+/// A board from a game may be one the seeds never lead to (a seed's own
+/// moves are: nothing spawns before a seed), which the table does not
+/// hold: a query solves it from the table, and gets what brute force
+/// gets, where the table alone would read 0.
+#[test]
+fn positions_the_table_does_not_hold_are_solved_from_it() {
+    for (name, extra, target, count) in [("L3", 6, 5, 150), ("t", 4, 5, 150), ("3x3", 8, 5, 60)] {
+        let spec = Spec::new(
+            Formation::builtin(name).unwrap().with_extra_steps(extra),
+            target,
+            0.1,
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let options = Options {
+            precision: Precision::F64,
+            ..Options::default()
+        };
+        builder::build(&spec, dir.path(), options, None, &mut |_| {}).unwrap();
+        let table = Table::open(dir.path()).unwrap();
+        let mut brute = Brute {
+            spec: &spec,
+            arithmetic: Arithmetic::F64,
+            memo: HashMap::new(),
+        };
+        let formation = spec.formation();
+        let large = formation.large();
+        // Boards to move from: each seed, then random small tiles in a
+        // seed's free cells.
+        let seed = formation.seeds()[0];
+        let free: Vec<usize> = (0..16)
+            .filter(|&cell| (seed >> (4 * cell)) & 0xF != 15)
+            .collect();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let random = std::iter::repeat_with(|| {
+            free.iter().fold(
+                seed & !free.iter().fold(0, |mask, cell| mask | 0xF << (4 * cell)),
+                |board, &cell| {
+                    let tile = if rng.random_bool(0.4) {
+                        0
+                    } else {
+                        rng.random_range(1..target)
+                    };
+                    board | u64::from(tile) << (4 * cell)
+                },
+            )
+        });
+        let boards = formation.seeds().iter().copied().chain(random.take(count));
+        let (mut checked, mut off_table) = (0, 0);
+        for board in boards {
+            let Some(layer) = spec.layer_of_sum(tile_sum(board)) else {
+                continue;
+            };
+            // Brute force over the orientations that fit: the best
+            // afterstate, and the best move.
+            let fitting: Vec<u64> = Symmetry::ALL
+                .into_iter()
+                .map(|symmetry| Board::from_raw(board).transform(symmetry).raw())
+                .filter(|&seen| formation.fits(seen))
+                .collect();
+            let afterstate = fitting
+                .iter()
+                .map(|&seen| brute.rate(seen, layer))
+                .fold(0.0, f64::max);
+            let best_move = fitting
+                .iter()
+                .flat_map(|&seen| moves(seen, large).map(move |moved| (seen, moved)))
+                .filter(|&(seen, moved)| moved != seen && formation.fits(moved))
+                .map(|(_, moved)| {
+                    let rate = brute.rate(moved, layer);
+                    let held = table
+                        .layer(layer)
+                        .unwrap()
+                        .rate(formation.canon().canonical(moved))
+                        .unwrap();
+                    off_table += usize::from(held == 0.0 && rate > 0.0);
+                    rate
+                })
+                .fold(None, |best: Option<f64>, rate| {
+                    Some(best.map_or(rate, |best| best.max(rate)))
+                });
+            let rates = table.move_rates(board).unwrap();
+            let read = table.afterstate_rate(board).unwrap();
+            assert!(
+                (read - afterstate).abs() <= 1e-12,
+                "{name} {}: afterstate {read}, brute force {afterstate}",
+                hex::format(board)
+            );
+            let best = rates.best().map(|(_, rate)| rate);
+            assert_eq!(
+                best.is_some(),
+                best_move.is_some(),
+                "{name} {}",
+                hex::format(board)
+            );
+            if let (Some(best), Some(expected)) = (best, best_move) {
+                assert!(
+                    (best - expected).abs() <= 1e-12,
+                    "{name} {}: best move {best}, brute force {expected}",
+                    hex::format(board)
+                );
+            }
+            // Read in its own orientation, each move is brute force's.
+            if fitting == [board] {
+                for (moved, rate) in moves(board, large).into_iter().zip(rates.rates) {
+                    let allowed = moved != board && formation.fits(moved);
+                    assert_eq!(rate.is_some(), allowed);
+                    if let Some(rate) = rate {
+                        let expected = brute.rate(moved, layer);
+                        assert!(
+                            (rate - expected).abs() <= 1e-12,
+                            "{name} {}: {rate}, brute force {expected}",
+                            hex::format(board)
+                        );
+                    }
+                }
+            }
+            checked += 1;
+        }
+        assert!(
+            checked > 40 && off_table > 30,
+            "{name}: {checked} boards, {off_table} moves off the table"
+        );
+    }
 }
 
 proptest::proptest! {
