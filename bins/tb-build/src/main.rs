@@ -196,16 +196,17 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     // A closed output does not stop the build: its lines are dropped; only
     // the summary's write, once the table is done, fails, and
     // `cli::main_with` ends quietly on that.
+    let threads = rayon::current_num_threads();
     let _ = writeln!(
         std::io::stdout(),
-        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {} threads, memory budget {})",
+        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {threads} thread{}, memory budget {})",
         spec.name(),
         dir.display(),
         spec.steps(),
         spec.docheck(),
         spec.four_rate(),
         options.precision,
-        rayon::current_num_threads(),
+        if threads == 1 { "" } else { "s" },
         memory.map_or_else(|| "none".to_owned(), ntuple::format_bytes)
     );
     let bar = ProgressBar::new(2 * spec.steps() as u64);

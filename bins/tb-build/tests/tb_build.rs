@@ -466,6 +466,34 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     );
 }
 
+/// Two builds in one folder would write and remove each other's files:
+/// while one runs (here, its lock held by the test), another stops.
+#[test]
+fn a_second_build_of_the_same_folder_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    std::fs::create_dir(dir.path().join("t")).unwrap();
+    let lock = std::fs::File::create(dir.path().join("t/build.lock")).unwrap();
+    lock.lock().unwrap();
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(!output.status.success());
+    let err = text(&output.stderr);
+    assert!(
+        err.starts_with("tb-build: t/build.lock: another build is writing this table"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!dir.path().join("t/table.json").exists(), "nothing written");
+    drop(lock);
+    let output = tb_build(
+        &["build", "l3.json", "32", "-o", "t", "-p", "1"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    assert!(out.contains(" rates, 1 thread, memory budget "), "{out}");
+}
+
 #[test]
 fn a_small_memory_budget_builds_the_same_table_in_segments() {
     let dir = tempfile::tempdir().unwrap();

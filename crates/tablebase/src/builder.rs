@@ -292,6 +292,7 @@ pub fn build(
         move |source| Error::Io { path, source }
     };
     fs::create_dir_all(dir).map_err(io(dir))?;
+    let _lock = lock(dir)?;
     let manifest = Manifest::new(spec, options);
     match Manifest::read(dir) {
         Ok(existing) if existing.version != MANIFEST_VERSION => {
@@ -451,6 +452,40 @@ pub fn build(
     summary.peak_memory = peak_resident_bytes();
     Ok(summary)
 }
+
+/// The lock on `dir`'s `build.lock`, held while a build runs there, so
+/// that a second build of the same folder stops rather than write and
+/// remove files under the first. The file stays (removing it would let
+/// a build that opened it before lock a file no later build sees); the
+/// lock goes with the process, killed or not.
+///
+/// # Errors
+/// [`Error::File`] if another build holds it, [`Error::Io`] if it cannot
+/// be made.
+fn lock(dir: &Path) -> Result<File, Error> {
+    let path = dir.join(LOCK);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(fs::TryLockError::WouldBlock) => Err(Error::File {
+            path,
+            problem: "another build is writing this table: let it finish, or stop it first"
+                .to_owned(),
+        }),
+        Err(fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
+    }
+}
+
+/// The file a running build holds locked, in the table's folder.
+const LOCK: &str = "build.lock";
 
 /// Solves the layers of a generated table from the horizon down to
 /// layer 0, from `resume_at` (the lowest layer solved before, or `steps`),
