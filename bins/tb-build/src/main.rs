@@ -13,7 +13,7 @@ use rand::{Rng as _, SeedableRng as _};
 use tablebase::builder::{self, Event, Options};
 use tablebase::solve::{self, Solved};
 use tablebase::storage::Precision;
-use tablebase::{Fixed, Formation, Mover, Rate, Spec, Table, hex};
+use tablebase::{Fixed, Formation, Large, Mover, Rate, Spec, Table, hex};
 
 /// Builds endgame tablebases as the 2048EndgameTablebase builder defines
 /// them (same success rates), and queries and checks built tables.
@@ -141,11 +141,17 @@ fn main() -> ExitCode {
             let mut out = std::io::stdout().lock();
             for name in Formation::builtin_names() {
                 let formation = Formation::builtin(name)?;
+                let seeds = formation.seeds().len();
                 writeln!(
                     out,
-                    "{name:<8} {:?} symmetry, {} seed(s), {} extra steps",
+                    "{name:<8} {} symmetry, {}{seeds} seed{}, {} extra steps",
                     formation.canon(),
-                    formation.seeds().len(),
+                    if formation.large() == Large::Wall {
+                        "walls, "
+                    } else {
+                        ""
+                    },
+                    if seeds == 1 { "" } else { "s" },
                     formation.extra_steps()
                 )?;
             }
@@ -365,7 +371,7 @@ fn info(dir: &Path) -> anyhow::Result<()> {
     let manifest = table.manifest();
     writeln!(
         out,
-        "table {} (formation {}, {:?} symmetry, target {}, 4-rate {})",
+        "table {} (formation {}, {} symmetry, target {}, 4-rate {})",
         table.spec().name(),
         manifest.formation.name,
         manifest.formation.canon,

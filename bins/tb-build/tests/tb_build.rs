@@ -114,7 +114,19 @@ fn builds_queries_and_verifies() {
 
     let output = tb_build(&["info", "t"], dir.path());
     assert!(output.status.success());
-    assert!(text(&output.stdout).contains("table L3near-32"));
+    let out = text(&output.stdout);
+    assert!(
+        out.contains("table L3near-32 (formation L3near, identity symmetry, target 32"),
+        "{out}"
+    );
+    // Formations listed as a formation file would define them.
+    let out = text(&tb_build(&["list"], dir.path()).stdout);
+    for line in [
+        "L3       identity symmetry, 2 seeds, 48 extra steps",
+        "3x3      min33 symmetry, walls, 1 seed, 60 extra steps",
+    ] {
+        assert!(out.lines().any(|listed| listed == line), "{out}");
+    }
     let output = tb_build(&["verify", "t"], dir.path());
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("positions recomputed from their children"));
@@ -373,7 +385,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ),
         (
             &["build", "turned.json", "64"],
-            "formation turned.json: L3near: its Diagonal symmetry does not keep its masks",
+            "formation turned.json: L3near: its diagonal symmetry does not keep its masks",
         ),
         (
             &["build", "bad.toml", "64"],

@@ -26,6 +26,21 @@ pub enum Canon {
     Min34,
 }
 
+/// The name a formation file gives it: `identity`, `min24`, ...
+impl std::fmt::Display for Canon {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Identity => "identity",
+            Self::Full => "full",
+            Self::Diagonal => "diagonal",
+            Self::Horizontal => "horizontal",
+            Self::Min24 => "min24",
+            Self::Min33 => "min33",
+            Self::Min34 => "min34",
+        })
+    }
+}
+
 impl Canon {
     /// The canonical form of `board`.
     #[inline(always)]
@@ -133,6 +148,17 @@ mod tests {
         Canon::Min33,
         Canon::Min34,
     ];
+
+    /// What `tb-build list` and errors print is what a formation file says.
+    #[test]
+    fn displayed_as_in_formation_files() {
+        for canon in ALL {
+            assert_eq!(
+                serde_json::to_string(&canon).unwrap(),
+                format!("\"{canon}\"")
+            );
+        }
+    }
 
     #[test]
     fn canonical_is_the_smallest_image_and_images_form_a_group() {

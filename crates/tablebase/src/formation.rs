@@ -476,7 +476,7 @@ impl Formation {
             let images = formation.canon.images(cells);
             match images.into_iter().find(|&image| !kept(image)) {
                 Some(image) => Err(bad(format!(
-                    "its {:?} symmetry does not keep its {what}: {} turned is {}",
+                    "its {} symmetry does not keep its {what}: {} turned is {}",
                     formation.canon,
                     hex::format(cells),
                     hex::format(image)
@@ -853,7 +853,7 @@ mod tests {
         let error = Formation::new(l3).unwrap_err().to_string();
         assert!(
             error.contains(
-                "L3: its Diagonal symmetry does not keep its masks: \
+                "L3: its diagonal symmetry does not keep its masks: \
                  0x000000000fff0fff turned is 0x000000ff00ff00ff"
             ),
             "{error}"
@@ -862,7 +862,7 @@ mod tests {
         (walls.canon, walls.target_cells) = (Canon::Full, "0xffffffffffffffff".into());
         let error = Formation::new(walls.clone()).unwrap_err().to_string();
         assert!(
-            error.contains("its Full symmetry does not keep its walls"),
+            error.contains("its full symmetry does not keep its walls"),
             "{error}"
         );
         walls.canon = Canon::Min33;
@@ -873,7 +873,7 @@ mod tests {
         ll.target_cells = "0xf000000000".into();
         let error = Formation::new(ll).unwrap_err().to_string();
         assert!(
-            error.contains("its Diagonal symmetry does not keep its target cells"),
+            error.contains("its diagonal symmetry does not keep its target cells"),
             "{error}"
         );
         assert!(
