@@ -76,7 +76,8 @@ enum Command {
         /// The table's folder
         #[arg(long)]
         table: PathBuf,
-        /// The position to move from, in the reference's hex order
+        /// The position to move from, in the reference's hex order; tiles
+        /// above the target are read as large tiles (f)
         #[arg(long)]
         board: String,
     },
@@ -319,11 +320,32 @@ fn rate(positions: usize, elapsed: Duration) -> String {
 
 fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
-    let board = hex::parse(board)?;
-    let rates = table.move_rates(board)?;
-    let afterstate = table.afterstate_rate(board)?;
+    let given = hex::parse(board)?;
+    let board = table.spec().with_large_tiles(given);
+    let read =
+        || Ok::<_, tablebase::Error>((table.move_rates(board)?, table.afterstate_rate(board)?));
+    let (rates, afterstate) = if board == given {
+        read()?
+    } else {
+        read().with_context(|| {
+            format!(
+                "{} read with its tiles above the target as large tiles",
+                hex::format(given)
+            )
+        })?
+    };
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{} in {}", hex::format(board), table.spec().name())?;
+    let name = table.spec().name();
+    if board == given {
+        writeln!(out, "{} in {name}", hex::format(board))?;
+    } else {
+        writeln!(
+            out,
+            "{} in {name}, read as {} (tiles above the target are large tiles)",
+            hex::format(given),
+            hex::format(board)
+        )?;
+    }
     writeln!(
         out,
         "as an afterstate (after a move, before the spawn): {afterstate:.10}"

@@ -84,6 +84,20 @@ fn builds_queries_and_verifies() {
         out.contains("up     not allowed") && out.contains("best   "),
         "{out}"
     );
+    // Written with its real tiles, it reads the same.
+    let output = tb_build(
+        &["query", "--table", "t", "--board", "0x110000001bcd2a98"],
+        dir.path(),
+    );
+    let real = text(&output.stdout);
+    assert!(
+        real.starts_with("0x110000001bcd2a98 in L3near-32, read as 0x110000001fff2fff (tiles"),
+        "{real}"
+    );
+    assert_eq!(
+        real.lines().skip(1).collect::<Vec<_>>(),
+        out.lines().skip(1).collect::<Vec<_>>()
+    );
     // The same position mirrored is read in the formation's orientation,
     // and its moves are mirrored back.
     let output = tb_build(
@@ -435,6 +449,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "no orientation of it fits formation L3near",
         ),
         ("0x1g", "not a hex number"),
+        (
+            "0x117000001bcd2a98",
+            "0x117000001bcd2a98 read with its tiles above the target as large tiles: \
+             board 0x11f000001fff2fff: its tile sum",
+        ),
     ] {
         let output = tb_build(&["query", "--table", "t", "--board", board], dir.path());
         assert!(!output.status.success());

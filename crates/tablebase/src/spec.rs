@@ -1,7 +1,7 @@
 //! A table's definition: a formation, a target and the spawn rule, and the
 //! layers they imply.
 
-use crate::{Error, Formation};
+use crate::{Error, Formation, Large};
 
 /// What a table is built for: a formation played until a target tile shows
 /// in one of its target cells.
@@ -118,6 +118,35 @@ impl Spec {
         (above % 2 == 0 && (above / 2) < self.steps() as u32).then_some((above / 2) as usize)
     }
 
+    /// A position from a game as the table sees it: every tile above the
+    /// target becomes a large tile (0xF, which never merges), so that a
+    /// board can be written with its real tiles (`0x100000001bcd2a98` for
+    /// L3-64's seed `0x100000001fff2fff`, in the reference's order). The
+    /// walls of a formation with walls are written as 0xF already, and its
+    /// boards are left as they are.
+    ///
+    /// ```
+    /// use tablebase::{Formation, Spec, hex};
+    ///
+    /// let spec = Spec::new(Formation::builtin("L3")?, 6, 0.1)?;
+    /// let game = hex::parse("0x100000001bcd2a98")?;
+    /// assert_eq!(spec.with_large_tiles(game), hex::parse("0x100000001fff2fff")?);
+    /// # Ok::<(), tablebase::Error>(())
+    /// ```
+    pub fn with_large_tiles(&self, board: u64) -> u64 {
+        if self.formation.large() == Large::Wall {
+            return board;
+        }
+        (0..16).fold(board, |board, cell| {
+            let tile = (board >> (4 * cell)) & 0xF;
+            if tile > u64::from(self.target) {
+                board | 0xF << (4 * cell)
+            } else {
+                board
+            }
+        })
+    }
+
     /// A short name: formation and target tile, `L3-64`.
     pub fn name(&self) -> String {
         format!("{}-{}", self.formation.name(), 1u32 << self.target)
@@ -133,6 +162,15 @@ mod tests {
         let spec = Spec::new(Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
         assert_eq!((spec.steps(), spec.docheck()), (80, 28));
         assert_eq!(spec.name(), "L3-64");
+    }
+
+    #[test]
+    fn tiles_above_the_target_are_large_but_walls_stay() {
+        let spec = Spec::new(Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
+        // Tiles up to 64 stay, 128 and above become 0xF.
+        assert_eq!(spec.with_large_tiles(0x6543_21e7), 0x6543_21ff);
+        let walls = Spec::new(Formation::builtin("3x3").unwrap(), 5, 0.1).unwrap();
+        assert_eq!(walls.with_large_tiles(0xfff0_0087), 0xfff0_0087);
     }
 
     #[test]
