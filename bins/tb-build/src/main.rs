@@ -295,13 +295,16 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         }
         _ => String::new(),
     };
+    let per_position = bytes_per_position(summary.bytes, summary.stored)
+        .map_or_else(String::new, |bytes| {
+            format!(" ({bytes} bytes per position)")
+        });
     writeln!(
         std::io::stdout(),
-        "done: {} positions generated, {} stored in {} bytes ({:.2} bytes per position), {:.1} s, peak memory {}{over}",
+        "done: {} positions generated, {} stored in {} bytes{per_position}, {:.1} s, peak memory {}{over}",
         summary.generated,
         summary.stored,
         summary.bytes,
-        summary.bytes as f64 / summary.stored.max(1) as f64,
         summary.elapsed.as_secs_f64(),
         summary
             .peak_memory
@@ -415,20 +418,20 @@ fn info(dir: &Path) -> anyhow::Result<()> {
         let layer = table.layer(index)?;
         let count = layer.header().positions;
         let size = layer.data_bytes();
-        writeln!(
-            out,
-            "{index:5} {count:>11} {size:>11} {:>15.2}",
-            size as f64 / count.max(1) as f64
-        )?;
+        let per_position = bytes_per_position(size, count).unwrap_or_else(|| "-".to_owned());
+        writeln!(out, "{index:5} {count:>11} {size:>11} {per_position:>15}")?;
         positions += count;
         bytes += size;
     }
-    writeln!(
-        out,
-        "total {positions:>11} {bytes:>11} {:>15.2}",
-        bytes as f64 / positions.max(1) as f64
-    )?;
+    let per_position = bytes_per_position(bytes, positions).unwrap_or_else(|| "-".to_owned());
+    writeln!(out, "total {positions:>11} {bytes:>11} {per_position:>15}")?;
     Ok(())
+}
+
+/// Bytes per position to two decimals; none for no positions (a layer,
+/// or a table, of positions all lost stores none).
+fn bytes_per_position(bytes: u64, positions: u64) -> Option<String> {
+    (positions > 0).then(|| format!("{:.2}", bytes as f64 / positions as f64))
 }
 
 fn verify(dir: &Path, samples: usize) -> anyhow::Result<()> {

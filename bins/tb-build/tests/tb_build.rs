@@ -497,6 +497,43 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     );
 }
 
+/// A table whose every position is lost (the whole board, two 2s played
+/// to 16 with no steps to spare: the target shows only in the horizon, as
+/// a board of one 16, which no move makes) stores none: it still builds,
+/// reads, and answers 0.
+#[test]
+fn a_table_of_lost_positions_stores_none_and_answers_0() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("open.json"),
+        r#"{ "name": "open", "masks": [], "target_cells": "0xffffffffffffffff",
+             "canon": "full", "seeds": ["0x11"], "extra_steps": 0 }"#,
+    )
+    .unwrap();
+    let output = tb_build(&["build", "open.json", "16", "-o", "t"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    let summary = out.lines().last().unwrap();
+    assert!(
+        summary.contains(" positions generated, 0 stored in "),
+        "{summary}"
+    );
+    assert!(!summary.contains("per position"), "{summary}");
+    let output = tb_build(&["info", "t"], dir.path());
+    let out = text(&output.stdout);
+    let total: Vec<&str> = out.lines().last().unwrap().split_whitespace().collect();
+    assert_eq!(total, ["total", "0", "0", "-"], "{out}");
+    let output = tb_build(
+        &["query", "--table", "t", "--board", "0x1100000000000000"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    assert!(out.contains("best   right 0.0000000000"), "{out}");
+    let output = tb_build(&["verify", "t"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+}
+
 /// Two builds in one folder would write and remove each other's files:
 /// while one runs (here, its lock held by the test), another stops.
 #[test]
