@@ -276,9 +276,13 @@ pub struct Summary {
 /// children it looks up. Thinning to optimal lines keeps to the budget
 /// too ([`optimal::thin`]). Either way the files are the same.
 ///
+/// One build at a time works in a folder: it holds `build.lock` there
+/// locked while it runs.
+///
 /// # Errors
 /// [`Error::File`] if `dir` holds another table (or the same one stored
-/// otherwise); [`Error::Io`] for files that cannot be read or written.
+/// otherwise), or another build is running in it; [`Error::Io`] for files
+/// that cannot be read or written.
 pub fn build(
     spec: &Spec,
     dir: &Path,
