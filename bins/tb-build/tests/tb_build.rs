@@ -535,23 +535,26 @@ fn a_table_of_lost_positions_stores_none_and_answers_0() {
 }
 
 /// Two builds in one folder would write and remove each other's files:
-/// while one runs (here, its lock held by the test), another stops.
+/// while one runs (here, its lock held by the test, and a file it is
+/// writing in `work/`), another stops, and leaves the file be.
 #[test]
 fn a_second_build_of_the_same_folder_stops() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
-    std::fs::create_dir(dir.path().join("t")).unwrap();
-    let lock = std::fs::File::create(dir.path().join("t/build.lock")).unwrap();
+    std::fs::create_dir_all(dir.path().join("t/work")).unwrap();
+    let lock = std::fs::File::create(dir.path().join("t/work/lock")).unwrap();
     lock.lock().unwrap();
+    let writing = dir.path().join("t/work/boards-0001.tmp-1");
+    std::fs::write(&writing, b"half").unwrap();
     let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
     assert!(!output.status.success());
     let err = text(&output.stderr);
     assert!(
-        err.starts_with("tb-build: t/build.lock: another build is writing this table"),
+        err.starts_with("tb-build: t/work/lock: another build is writing this table"),
         "{err}"
     );
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(!dir.path().join("t/table.json").exists(), "nothing written");
+    assert!(writing.exists(), "the running build's file is left be");
     drop(lock);
     let output = tb_build(
         &["build", "l3.json", "32", "-o", "t", "-p", "1"],
@@ -560,6 +563,10 @@ fn a_second_build_of_the_same_folder_stops() {
     assert!(output.status.success(), "{}", text(&output.stderr));
     let out = text(&output.stdout);
     assert!(out.contains(" rates, 1 thread, memory budget "), "{out}");
+    assert!(
+        !dir.path().join("t/work").exists(),
+        "the lock goes with work/"
+    );
 }
 
 #[test]

@@ -28,7 +28,7 @@ use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
 use crate::work::{
-    GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all,
+    GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all, lock,
     marks_path, rates_path, remove_if_present, unpack, write_solved, write_words,
 };
 use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
@@ -276,8 +276,8 @@ pub struct Summary {
 /// children it looks up. Thinning to optimal lines keeps to the budget
 /// too ([`optimal::thin`]). Either way the files are the same.
 ///
-/// One build at a time works in a folder: it holds `build.lock` there
-/// locked while it runs.
+/// One build at a time works in a folder: it holds `work/lock` locked
+/// while it runs.
 ///
 /// # Errors
 /// [`Error::File`] if `dir` holds another table (or the same one stored
@@ -296,7 +296,6 @@ pub fn build(
         move |source| Error::Io { path, source }
     };
     fs::create_dir_all(dir).map_err(io(dir))?;
-    let _lock = lock(dir)?;
     let manifest = Manifest::new(spec, options);
     match Manifest::read(dir) {
         Ok(existing) if existing.version != MANIFEST_VERSION => {
@@ -351,6 +350,7 @@ pub fn build(
     }
     let work = dir.join("work");
     fs::create_dir_all(&work).map_err(io(&work))?;
+    let _lock = lock(&work)?;
     // A killed build may have left files half-written under temporary
     // names; nothing reads them, and the files they were for are rewritten.
     // The files it finished are checked before any is trusted.
@@ -456,40 +456,6 @@ pub fn build(
     summary.peak_memory = peak_resident_bytes();
     Ok(summary)
 }
-
-/// The lock on `dir`'s `build.lock`, held while a build runs there, so
-/// that a second build of the same folder stops rather than write and
-/// remove files under the first. The file stays (removing it would let
-/// a build that opened it before lock a file no later build sees); the
-/// lock goes with the process, killed or not.
-///
-/// # Errors
-/// [`Error::File`] if another build holds it, [`Error::Io`] if it cannot
-/// be made.
-fn lock(dir: &Path) -> Result<File, Error> {
-    let path = dir.join(LOCK);
-    let file = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(fs::TryLockError::WouldBlock) => Err(Error::File {
-            path,
-            problem: "another build is writing this table: let it finish, or stop it first"
-                .to_owned(),
-        }),
-        Err(fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
-    }
-}
-
-/// The file a running build holds locked, in the table's folder.
-const LOCK: &str = "build.lock";
 
 /// Solves the layers of a generated table from the horizon down to
 /// layer 0, from `resume_at` (the lowest layer solved before, or `steps`),

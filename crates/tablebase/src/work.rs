@@ -62,9 +62,12 @@ pub fn remove_if_present(path: &Path) -> Result<(), Error> {
 /// its low half: a file cut by whole words ends in a word without it.
 const TAG: u64 = u64::from_le_bytes(*b"\0\0\0\0work");
 
-/// The name of the empty file that says generation is complete: the one
-/// file of `work/` that is not words.
+/// The name of the empty file that says generation is complete: with
+/// [`LOCK`], a file of `work/` that is not words.
 pub const GENERATED: &str = "generated";
+
+/// The name of the empty file a running build holds locked ([`lock`]).
+pub const LOCK: &str = "lock";
 
 /// A file of u64 words being written; it appears under its name, its
 /// checksum last, when [`WordWriter::finish`] is called, not before.
@@ -146,6 +149,36 @@ impl WordWriter {
     }
 }
 
+/// The lock on `work/lock`, held while a build runs, so that a second
+/// build of the same folder stops before it removes or writes any file
+/// of the first's. The lock goes with the process, killed or not, and the
+/// file with `work/` once the table is done.
+///
+/// # Errors
+/// [`Error::File`] if another build holds it, [`Error::Io`] if it cannot
+/// be made.
+pub fn lock(work: &Path) -> Result<File, Error> {
+    let path = work.join(LOCK);
+    let file = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(Error::File {
+            path,
+            problem: "another build is writing this table: let it finish, or stop it first"
+                .to_owned(),
+        }),
+        Err(std::fs::TryLockError::Error(source)) => Err(Error::Io { path, source }),
+    }
+}
+
 /// Checks the checksum of every working file in `work` (all but the
 /// [`GENERATED`] mark): what a resumed build does before it reads any.
 ///
@@ -159,7 +192,7 @@ pub fn check_all(work: &Path) -> Result<(), Error> {
     };
     for entry in std::fs::read_dir(work).map_err(io)? {
         let entry = entry.map_err(io)?;
-        if entry.file_name() != GENERATED {
+        if entry.file_name() != GENERATED && entry.file_name() != LOCK {
             WordReader::open(&entry.path())?.check()?;
         }
     }
