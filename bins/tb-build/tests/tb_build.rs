@@ -16,6 +16,14 @@ const SMALL_L3: &str = r#"{ "name": "L3near", "masks": ["0xfff0fff"],
   "target_cells": "0xffffffffffffffff", "canon": "identity",
   "seeds": ["0x100000001fff2fff", "0x000000012fff1fff"], "extra_steps": 16 }"#;
 
+/// What `tb-build query` prints for `board` in the table in `dir/table`,
+/// which it must answer.
+fn query(dir: &Path, table: &str, board: &str) -> String {
+    let output = tb_build(&["query", "--table", table, "--board", board], dir);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    text(&output.stdout)
+}
+
 fn layer_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
         .unwrap()
@@ -52,12 +60,7 @@ fn builds_queries_and_verifies() {
     );
 
     // The seed, as stored (an afterstate), and a position to move from.
-    let output = tb_build(
-        &["query", "--table", "t", "--board", "0x100000001fff2fff"],
-        dir.path(),
-    );
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    let out = text(&output.stdout);
+    let out = query(dir.path(), "t", "0x100000001fff2fff");
     let rate: f64 = out
         .lines()
         .find_map(|line| line.strip_prefix("as an afterstate (after a move, before the spawn): "))
@@ -75,21 +78,13 @@ fn builds_queries_and_verifies() {
         .parse()
         .unwrap();
     assert!(best > 0.5, "{out}");
-    let output = tb_build(
-        &["query", "--table", "t", "--board", "0x110000001fff2fff"],
-        dir.path(),
-    );
-    let out = text(&output.stdout);
+    let out = query(dir.path(), "t", "0x110000001fff2fff");
     assert!(
         out.contains("up     not allowed") && out.contains("best   "),
         "{out}"
     );
     // Written with its real tiles, it reads the same.
-    let output = tb_build(
-        &["query", "--table", "t", "--board", "0x110000001bcd2a98"],
-        dir.path(),
-    );
-    let real = text(&output.stdout);
+    let real = query(dir.path(), "t", "0x110000001bcd2a98");
     assert!(
         real.starts_with("0x110000001bcd2a98 in L3near-32, read as 0x110000001fff2fff (tiles"),
         "{real}"
@@ -100,11 +95,7 @@ fn builds_queries_and_verifies() {
     );
     // The same position mirrored is read in the formation's orientation,
     // and its moves are mirrored back.
-    let output = tb_build(
-        &["query", "--table", "t", "--board", "0x00110000fff1fff2"],
-        dir.path(),
-    );
-    let mirrored = text(&output.stdout);
+    let mirrored = query(dir.path(), "t", "0x00110000fff1fff2");
     assert!(
         mirrored.contains("its moves, read as 0x110000001fff2fff (turned into"),
         "{mirrored}"
@@ -361,8 +352,7 @@ fn a_closed_output_ends_quietly() {
         assert!(err.is_empty(), "{args:?}: {err}");
     }
     // The build went on to the end without its output.
-    let output = tb_build(&["query", "--table", "t", "--board", board], dir.path());
-    assert!(output.status.success(), "{}", text(&output.stderr));
+    query(dir.path(), "t", board);
 }
 
 #[test]
@@ -523,12 +513,7 @@ fn a_table_of_lost_positions_stores_none_and_answers_0() {
     let out = text(&output.stdout);
     let total: Vec<&str> = out.lines().last().unwrap().split_whitespace().collect();
     assert_eq!(total, ["total", "0", "0", "-"], "{out}");
-    let output = tb_build(
-        &["query", "--table", "t", "--board", "0x1100000000000000"],
-        dir.path(),
-    );
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    let out = text(&output.stdout);
+    let out = query(dir.path(), "t", "0x1100000000000000");
     assert!(out.contains("best   right 0.0000000000"), "{out}");
     let output = tb_build(&["verify", "t"], dir.path());
     assert!(output.status.success(), "{}", text(&output.stderr));
@@ -615,17 +600,7 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
             // A pruned table cannot tell a pruned position from one the
             // seeds never lead to, such as where a seed's moves go: both
             // read 0, and a query says so.
-            let output = tb_build(
-                &[
-                    "query",
-                    "--table",
-                    &segmented,
-                    "--board",
-                    "0x100000001fff2fff",
-                ],
-                dir.path(),
-            );
-            let out = text(&output.stdout);
+            let out = query(dir.path(), &segmented, "0x100000001fff2fff");
             assert!(
                 out.contains("(pruned at 0.5: positions at or below it"),
                 "{out}"
