@@ -540,6 +540,10 @@ fn a_second_build_of_the_same_folder_stops() {
     );
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(writing.exists(), "the running build's file is left be");
+    assert!(
+        !dir.path().join("t/table.json").exists(),
+        "nor is its manifest written"
+    );
     drop(lock);
     let output = tb_build(
         &["build", "l3.json", "32", "-o", "t", "-p", "1"],
@@ -552,6 +556,15 @@ fn a_second_build_of_the_same_folder_stops() {
         !dir.path().join("t/work").exists(),
         "the lock goes with work/"
     );
+    // A build of the finished table, or of another table in its folder,
+    // takes the lock in a `work/` of its own, and leaves none behind.
+    for args in [
+        &["build", "l3.json", "32", "-o", "t"][..],
+        &["build", "L3", "64", "-o", "t"],
+    ] {
+        tb_build(args, dir.path());
+        assert!(!dir.path().join("t/work").exists(), "{args:?}");
+    }
 }
 
 #[test]

@@ -296,61 +296,40 @@ pub fn build(
         move |source| Error::Io { path, source }
     };
     fs::create_dir_all(dir).map_err(io(dir))?;
-    let manifest = Manifest::new(spec, options);
-    match Manifest::read(dir) {
-        Ok(existing) if existing.version != MANIFEST_VERSION => {
-            return Err(Error::File {
-                path: manifest_path(dir),
-                problem: format!(
-                    "holds a table of manifest version {}, built by an earlier 2048lab whose \
-                     rates differ: build in another folder or remove it",
-                    existing.version
-                ),
-            });
-        }
-        Ok(existing) => {
-            let same = Manifest {
-                complete: existing.complete,
-                ..manifest.clone()
-            } == existing;
-            if !same {
-                return Err(Error::File {
-                    path: manifest_path(dir),
-                    problem: format!(
-                        "holds another table ({}-{}, 4-rate {}, {} rates, pruned at {}, level {}): \
-                         build in another folder or remove it",
-                        existing.formation.name,
-                        existing.target,
-                        existing.four_rate,
-                        existing.options.precision,
-                        existing.options.prune,
-                        existing.options.level
-                    ),
-                });
-            }
-            if existing.complete {
-                let steps = spec.steps();
-                report(Event::Start {
-                    steps,
-                    generated: steps,
-                    solved: steps,
-                    complete: true,
-                });
-                return Ok(Summary {
-                    elapsed: start.elapsed(),
-                    peak_memory: peak_resident_bytes(),
-                    ..Summary::default()
-                });
-            }
-        }
-        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
-            manifest.write(dir)?;
-        }
-        Err(error) => return Err(error),
-    }
+    // The lock comes first, so that two builds never both write the
+    // manifest; `work/` made only for it goes when no build follows.
     let work = dir.join("work");
+    let made_work = !work.exists();
     fs::create_dir_all(&work).map_err(io(&work))?;
-    let _lock = lock(&work)?;
+    let lock = lock(&work)?;
+    let manifest = Manifest::new(spec, options);
+    let begun = begin(dir, &manifest);
+    if !matches!(begun, Ok(Begun::Building)) {
+        drop(lock);
+        let removed = if made_work {
+            fs::remove_dir_all(&work)
+        } else {
+            Ok(())
+        };
+        // The manifest's error, if any, says more.
+        if begun.is_ok() {
+            removed.map_err(io(&work))?;
+        }
+    }
+    if begun? == Begun::Complete {
+        let steps = spec.steps();
+        report(Event::Start {
+            steps,
+            generated: steps,
+            solved: steps,
+            complete: true,
+        });
+        return Ok(Summary {
+            elapsed: start.elapsed(),
+            peak_memory: peak_resident_bytes(),
+            ..Summary::default()
+        });
+    }
     // A killed build may have left files half-written under temporary
     // names; nothing reads them, and the files they were for are rewritten.
     // The files it finished are checked before any is trusted.
@@ -455,6 +434,66 @@ pub fn build(
     summary.elapsed = start.elapsed();
     summary.peak_memory = peak_resident_bytes();
     Ok(summary)
+}
+
+/// What a build finds in its folder.
+#[derive(Debug, PartialEq)]
+enum Begun {
+    /// The table, finished.
+    Complete,
+    /// The table, unfinished or new (its manifest then written).
+    Building,
+}
+
+/// Checks `dir`'s manifest against `manifest`, the table to build, and
+/// writes it if there is none.
+///
+/// # Errors
+/// [`Error::File`] if `dir` holds another table (or the same one stored
+/// otherwise, or built by an earlier 2048lab); [`Error::Io`] if the
+/// manifest cannot be read or written.
+fn begin(dir: &Path, manifest: &Manifest) -> Result<Begun, Error> {
+    match Manifest::read(dir) {
+        Ok(existing) if existing.version != MANIFEST_VERSION => Err(Error::File {
+            path: manifest_path(dir),
+            problem: format!(
+                "holds a table of manifest version {}, built by an earlier 2048lab whose \
+                 rates differ: build in another folder or remove it",
+                existing.version
+            ),
+        }),
+        Ok(existing) => {
+            let same = Manifest {
+                complete: existing.complete,
+                ..manifest.clone()
+            } == existing;
+            if !same {
+                return Err(Error::File {
+                    path: manifest_path(dir),
+                    problem: format!(
+                        "holds another table ({}-{}, 4-rate {}, {} rates, pruned at {}, level {}): \
+                         build in another folder or remove it",
+                        existing.formation.name,
+                        existing.target,
+                        existing.four_rate,
+                        existing.options.precision,
+                        existing.options.prune,
+                        existing.options.level
+                    ),
+                });
+            }
+            Ok(if existing.complete {
+                Begun::Complete
+            } else {
+                Begun::Building
+            })
+        }
+        Err(Error::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+            manifest.write(dir)?;
+            Ok(Begun::Building)
+        }
+        Err(error) => Err(error),
+    }
 }
 
 /// Solves the layers of a generated table from the horizon down to

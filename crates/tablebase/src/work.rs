@@ -180,7 +180,8 @@ pub fn lock(work: &Path) -> Result<File, Error> {
 }
 
 /// Checks the checksum of every working file in `work` (all but the
-/// [`GENERATED`] mark): what a resumed build does before it reads any.
+/// [`GENERATED`] mark and the [`LOCK`]): what a resumed build does
+/// before it reads any.
 ///
 /// # Errors
 /// [`Error::Io`] if one cannot be read; [`Error::File`] naming the first
