@@ -1,0 +1,140 @@
+//! Sorted runs of boards, merged in memory or on disk.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use super::{WordReader, WordWriter, remove_if_present, write_words};
+use crate::Error;
+
+/// Sorted runs of boards bound for one sorted file without repeats: held
+/// in memory while they fit, spilled each to a file of its own past that,
+/// and merged into the file in the end.
+#[derive(Debug)]
+pub struct Runs {
+    /// The spilled runs are named after it: `STEM-NNNN`.
+    stem: PathBuf,
+    /// The words that may be held in memory.
+    limit: usize,
+    held: Vec<Vec<u64>>,
+    spilled: Vec<PathBuf>,
+}
+
+impl Runs {
+    /// No runs yet; those spilled will be `STEM-NNNN`, and at most `limit`
+    /// words are held in memory.
+    pub fn new(stem: PathBuf, limit: usize) -> Self {
+        Self {
+            stem,
+            limit,
+            held: Vec::new(),
+            spilled: Vec::new(),
+        }
+    }
+
+    /// Adds a sorted run without repeats. When the runs held outgrow the
+    /// limit they are merged into one, and spilled only if that still takes
+    /// over half of it: the runs of different segments share many boards
+    /// (the runs of free8-32's largest layers within 400M come to about
+    /// four times their positions), so merged they often fit, and a layer
+    /// that fits half the limit never goes to disk.
+    ///
+    /// Merging holds the runs and their union: up to twice the limit.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file of a run spilled.
+    pub fn push(&mut self, run: Vec<u64>) -> Result<(), Error> {
+        self.held.push(run);
+        if self.held.iter().map(Vec::len).sum::<usize>() > self.limit {
+            let merged = crate::generate::merge(std::mem::take(&mut self.held));
+            let spill = merged.len() > self.limit / 2;
+            self.held.push(merged);
+            if spill {
+                self.spill()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn spill(&mut self) -> Result<(), Error> {
+        for run in self.held.drain(..) {
+            let mut name = self.stem.file_name().unwrap_or_default().to_os_string();
+            name.push(format!("-{:04}", self.spilled.len()));
+            let path = self.stem.with_file_name(name);
+            write_words(&path, &run)?;
+            self.spilled.push(path);
+        }
+        Ok(())
+    }
+
+    /// The union of the runs, sorted and without repeats, if none was
+    /// spilled; else the runs, for [`Runs::finish`].
+    pub fn union(self) -> Result<Vec<u64>, Self> {
+        if self.spilled.is_empty() {
+            Ok(crate::generate::merge(self.held))
+        } else {
+            Err(self)
+        }
+    }
+
+    /// Writes the union of the runs, sorted and without repeats, to `out`
+    /// and removes the spilled runs. Returns its length.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn finish(self, out: &Path) -> Result<usize, Error> {
+        let mut runs = match self.union() {
+            Ok(boards) => {
+                write_words(out, &boards)?;
+                return Ok(boards.len());
+            }
+            Err(runs) => runs,
+        };
+        runs.spill()?;
+        let positions = merge_runs(&runs.spilled, out)?;
+        for path in &runs.spilled {
+            remove_if_present(path)?;
+        }
+        Ok(positions)
+    }
+}
+
+/// Writes to `out` the sorted union, without repeats, of sorted runs of u64
+/// in files. Returns its length.
+fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
+    let mut readers = paths
+        .iter()
+        .map(|path| WordReader::open(path).map(WordReader::stream))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut next = |run: usize| -> Result<Option<u64>, Error> {
+        let mut bytes = [0u8; 8];
+        match readers[run].read_exact(&mut bytes) {
+            Ok(()) => Ok(Some(u64::from_le_bytes(bytes))),
+            Err(error) if error.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(source) => Err(Error::Io {
+                path: paths[run].clone(),
+                source,
+            }),
+        }
+    };
+    let mut heap = BinaryHeap::new();
+    for run in 0..paths.len() {
+        if let Some(board) = next(run)? {
+            heap.push(Reverse((board, run)));
+        }
+    }
+    let mut writer = WordWriter::create(out)?;
+    let (mut last, mut positions) = (None, 0);
+    while let Some(Reverse((board, run))) = heap.pop() {
+        if last != Some(board) {
+            writer.extend(&[board])?;
+            (last, positions) = (Some(board), positions + 1);
+        }
+        if let Some(following) = next(run)? {
+            heap.push(Reverse((following, run)));
+        }
+    }
+    writer.finish()?;
+    Ok(positions)
+}
