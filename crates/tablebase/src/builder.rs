@@ -24,9 +24,10 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::atomic::{remove_temporaries, write_atomically};
 use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
-use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision, write_atomically};
+use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision};
 use crate::work::{
     GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all, lock,
     marks_path, rates_path, remove_if_present, unpack, write_solved, write_words,
@@ -990,25 +991,6 @@ fn generate_layer(
             Generated::open(spec, work, index)
         }
     }
-}
-
-/// Removes the files of `folder` left under temporary names
-/// ([`write_atomically`]'s `NAME.tmp-PID`) by a build that was killed.
-fn remove_temporaries(folder: &Path) -> Result<(), Error> {
-    let io = |source| Error::Io {
-        path: folder.to_owned(),
-        source,
-    };
-    for entry in fs::read_dir(folder).map_err(io)? {
-        let path = entry.map_err(io)?.path();
-        if path
-            .file_name()
-            .is_some_and(|name| name.to_string_lossy().contains(".tmp-"))
-        {
-            remove_if_present(&path)?;
-        }
-    }
-    Ok(())
 }
 
 /// The peak resident memory of this process (Linux: `VmHWM`).

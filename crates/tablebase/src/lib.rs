@@ -34,6 +34,7 @@
 //! # }
 //! ```
 
+mod atomic;
 pub mod builder;
 mod canon;
 mod error;

@@ -11,6 +11,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::atomic::AtomicFile;
 use crate::solve::Solved;
 use crate::{Error, Rate, Spec};
 
@@ -633,91 +634,6 @@ pub(crate) fn fetch<R: Rate>(
         rest = &rest[within..];
     }
     Ok(Solved::new(boards, rates))
-}
-
-/// Writes a file through `write` under a temporary name beside `path`, then
-/// renames it into place: a reader never sees a half-written file.
-///
-/// # Errors
-/// The I/O error; the temporary file is removed.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(File) -> io::Result<File>,
-) -> io::Result<()> {
-    let temporary = temporary_path(path);
-    let result = File::create(&temporary)
-        .and_then(write)
-        .and_then(|file| file.sync_all())
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    result
-}
-
-/// The temporary name a file is written under before it is renamed.
-fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    path.with_file_name(name)
-}
-
-/// A file written in several steps under a temporary name, renamed into
-/// place by [`AtomicFile::finish`]; dropped unfinished, it is removed.
-#[derive(Debug)]
-pub(crate) struct AtomicFile {
-    path: PathBuf,
-    temporary: PathBuf,
-    file: Option<File>,
-}
-
-impl AtomicFile {
-    /// Creates the temporary file of `path`.
-    pub(crate) fn create(path: &Path) -> Result<Self, Error> {
-        let temporary = temporary_path(path);
-        let file = File::create(&temporary).map_err(|source| Error::Io {
-            path: path.to_owned(),
-            source,
-        })?;
-        Ok(Self {
-            path: path.to_owned(),
-            temporary,
-            file: Some(file),
-        })
-    }
-
-    /// Another handle to the temporary file, for writing.
-    pub(crate) fn handle(&self) -> Result<File, Error> {
-        self.file
-            .as_ref()
-            .expect("open until finished")
-            .try_clone()
-            .map_err(|source| self.error(source))
-    }
-
-    /// An I/O error on this file.
-    pub(crate) fn error(&self, source: io::Error) -> Error {
-        Error::Io {
-            path: self.path.clone(),
-            source,
-        }
-    }
-
-    /// Flushes the file to disk and renames it into place.
-    pub(crate) fn finish(mut self) -> Result<(), Error> {
-        let file = self.file.take().expect("open until finished");
-        file.sync_all()
-            .and_then(|()| std::fs::rename(&self.temporary, &self.path))
-            .map_err(|source| self.error(source))
-    }
-}
-
-impl Drop for AtomicFile {
-    fn drop(&mut self) {
-        if self.file.take().is_some() {
-            let _ = std::fs::remove_file(&self.temporary);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@ use std::io::{BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
+use crate::atomic::AtomicFile;
 use crate::solve::Solved;
-use crate::storage::AtomicFile;
 use crate::{Error, Rate};
 
 /// The high half of a working file's last word, beside the checksum in

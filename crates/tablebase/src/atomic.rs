@@ -1,0 +1,172 @@
+//! Files written under a temporary name and renamed into place once
+//! complete, so that a file under its own name is always whole: a build
+//! killed at any moment leaves finished files and temporary ones, and a
+//! build resumed removes the temporary ones ([`remove_temporaries`]).
+
+use std::fs::File;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use crate::Error;
+
+/// What the names of temporary files hold: `NAME.tmp-PID`.
+const TEMPORARY: &str = ".tmp-";
+
+/// Writes a file through `write` under a temporary name beside `path`, then
+/// renames it into place: a reader never sees a half-written file.
+///
+/// # Errors
+/// The I/O error; the temporary file is removed.
+pub(crate) fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(File) -> io::Result<File>,
+) -> io::Result<()> {
+    let temporary = temporary_path(path);
+    let result = File::create(&temporary)
+        .and_then(write)
+        .and_then(|file| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    result
+}
+
+/// The temporary name a file is written under before it is renamed:
+/// unique to the process, and never taken for a finished file.
+fn temporary_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(format!("{TEMPORARY}{}", std::process::id()));
+    path.with_file_name(name)
+}
+
+/// A file written in several steps under a temporary name, renamed into
+/// place by [`AtomicFile::finish`]; dropped unfinished, it is removed.
+#[derive(Debug)]
+pub(crate) struct AtomicFile {
+    path: PathBuf,
+    temporary: PathBuf,
+    file: Option<File>,
+}
+
+impl AtomicFile {
+    /// Creates the temporary file of `path`.
+    pub(crate) fn create(path: &Path) -> Result<Self, Error> {
+        let temporary = temporary_path(path);
+        let file = File::create(&temporary).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Ok(Self {
+            path: path.to_owned(),
+            temporary,
+            file: Some(file),
+        })
+    }
+
+    /// Another handle to the temporary file, for writing.
+    pub(crate) fn handle(&self) -> Result<File, Error> {
+        self.file
+            .as_ref()
+            .expect("open until finished")
+            .try_clone()
+            .map_err(|source| self.error(source))
+    }
+
+    /// An I/O error on this file.
+    pub(crate) fn error(&self, source: io::Error) -> Error {
+        Error::Io {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    /// Flushes the file to disk and renames it into place.
+    pub(crate) fn finish(mut self) -> Result<(), Error> {
+        let file = self.file.take().expect("open until finished");
+        file.sync_all()
+            .and_then(|()| std::fs::rename(&self.temporary, &self.path))
+            .map_err(|source| self.error(source))
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.temporary);
+        }
+    }
+}
+
+/// Removes the files of `folder` left under temporary names by a build
+/// that was killed: nothing reads them, and the files they were for are
+/// written again.
+///
+/// # Errors
+/// [`Error::Io`] naming the folder or the file.
+pub(crate) fn remove_temporaries(folder: &Path) -> Result<(), Error> {
+    let io = |source| Error::Io {
+        path: folder.to_owned(),
+        source,
+    };
+    for entry in std::fs::read_dir(folder).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().contains(TEMPORARY))
+        {
+            crate::work::remove_if_present(&path)?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    /// A file is under its name whole or not at all: an atomic file
+    /// appears when finished and leaves nothing when dropped unfinished, a
+    /// failed write leaves nothing, and what a killed process left under
+    /// a temporary name goes, finished files staying.
+    #[test]
+    fn files_appear_whole_or_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = || {
+            let mut names: Vec<String> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        let finished = dir.path().join("finished");
+        let file = AtomicFile::create(&finished).unwrap();
+        file.handle().unwrap().write_all(b"whole").unwrap();
+        assert!(!finished.exists());
+        file.finish().unwrap();
+        assert_eq!(std::fs::read(&finished).unwrap(), b"whole");
+
+        let dropped = AtomicFile::create(&dir.path().join("dropped")).unwrap();
+        dropped.handle().unwrap().write_all(b"half").unwrap();
+        drop(dropped);
+        let failed = write_atomically(&dir.path().join("failed"), |mut file| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("stopped"))
+        });
+        assert_eq!(failed.unwrap_err().to_string(), "stopped");
+        write_atomically(&dir.path().join("written"), |mut file| {
+            file.write_all(b"whole")?;
+            Ok(file)
+        })
+        .unwrap();
+        assert_eq!(names(), ["finished", "written"]);
+
+        std::fs::write(temporary_path(&dir.path().join("killed")), b"half").unwrap();
+        assert_eq!(names().len(), 3);
+        remove_temporaries(dir.path()).unwrap();
+        assert_eq!(names(), ["finished", "written"]);
+    }
+}
