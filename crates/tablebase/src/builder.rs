@@ -17,14 +17,12 @@
 //! same files as a build that was never interrupted.
 
 use std::fs::{self, File};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
-use crate::atomic::{remove_temporaries, write_atomically};
+use crate::atomic::remove_temporaries;
 use crate::rank::{Marks, Ranked};
 use crate::solve::{self, Solved};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision};
@@ -32,165 +30,9 @@ use crate::work::{
     GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all, lock,
     marks_path, rates_path, remove_if_present, unpack, write_solved, write_words,
 };
-use crate::{Error, Fixed, Formation, FormationSpec, Mover, Rate, Spec, generate, optimal};
+use crate::{Error, Fixed, Mover, Rate, Spec, generate, optimal};
 
-/// The manifest's format version: 2 since u32 and f32 tables are solved in
-/// their own type ([`crate::rate`]); tables of version 1 were solved in
-/// `f64` whatever their precision. Both are read.
-pub const MANIFEST_VERSION: u32 = 2;
-
-/// How a table is stored.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Options {
-    /// The precision of the stored rates.
-    pub precision: Precision,
-    /// Positions whose rate is at or below this are not stored (they read
-    /// as 0). The reference stores every rate above 0: 0 here.
-    pub prune: f64,
-    /// The zstd level of the layer files: 1 by default, which took whole
-    /// builds of L3-128 and L3-256 about 4% less CPU time than level 3
-    /// for files 2% larger (docs/tablebase-builder.md, "Compression").
-    pub level: i32,
-    /// Keep only the positions on optimal lines ([`crate::optimal`]).
-    #[serde(default)]
-    pub optimal_only: bool,
-}
-
-impl Options {
-    /// Whether the layer files hold every position that solving looks up,
-    /// at the very rate it was solved at: for every precision but `u16`
-    /// (solved in `f64`, rounded when stored), with nothing pruned. A layer
-    /// solved whole then writes no working rates beside its file (they
-    /// would be a copy: 1.3 GB for L3-256), and a layer that needs them
-    /// later has them written from memory or unpacked from the file.
-    fn layers_hold_solved_rates(&self) -> bool {
-        self.precision != Precision::U16 && self.prune == 0.0
-    }
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            precision: Precision::U32,
-            prune: 0.0,
-            level: 1,
-            optimal_only: false,
-        }
-    }
-}
-
-/// `table.json`: what the table is, how it is stored, whether it is done.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Manifest {
-    /// [`MANIFEST_VERSION`].
-    pub version: u32,
-    /// The formation, boards in the reference's order.
-    pub formation: FormationSpec,
-    /// The target tile (64, 256, ...).
-    pub target: u32,
-    /// The probability of a 4.
-    pub four_rate: f64,
-    /// How the layers are stored.
-    pub options: Options,
-    /// The number of layers.
-    pub steps: usize,
-    /// The first layer where the target can show.
-    pub docheck: usize,
-    /// Whether every layer is solved and stored.
-    pub complete: bool,
-}
-
-impl Manifest {
-    fn new(spec: &Spec, options: Options) -> Self {
-        Self {
-            version: MANIFEST_VERSION,
-            formation: spec.formation().spec(),
-            target: 1 << spec.target(),
-            four_rate: spec.four_rate(),
-            options,
-            steps: spec.steps(),
-            docheck: spec.docheck(),
-            complete: false,
-        }
-    }
-
-    /// The table's definition.
-    ///
-    /// # Errors
-    /// [`Error::Formation`] or [`Error::Target`] for a manifest that does not
-    /// define a valid table.
-    pub fn spec(&self) -> Result<Spec, Error> {
-        let formation = Formation::new(self.formation.clone())?;
-        if !self.target.is_power_of_two() {
-            return Err(Error::Target {
-                target: u64::from(self.target),
-                problem: "not a power of two".to_owned(),
-            });
-        }
-        Spec::new(
-            formation,
-            self.target.trailing_zeros() as u8,
-            self.four_rate,
-        )
-    }
-
-    /// Reads `DIR/table.json`, which must define a table ([`Manifest::spec`]).
-    ///
-    /// # Errors
-    /// [`Error::Io`] or [`Error::File`].
-    pub fn read(dir: &Path) -> Result<Self, Error> {
-        let path = manifest_path(dir);
-        let text = fs::read_to_string(&path).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })?;
-        let manifest: Self = serde_json::from_str(&text).map_err(|error| Error::File {
-            path: path.clone(),
-            problem: format!("not a table manifest: {error}"),
-        })?;
-        if !(1..=MANIFEST_VERSION).contains(&manifest.version) {
-            return Err(Error::File {
-                path,
-                problem: format!(
-                    "manifest version {}, this build reads versions 1 to {MANIFEST_VERSION}",
-                    manifest.version
-                ),
-            });
-        }
-        // A manifest edited by hand may no longer define a table: say
-        // which file, as for the other faults.
-        if let Err(error) = manifest.spec() {
-            return Err(Error::File {
-                path,
-                problem: error.to_string(),
-            });
-        }
-        Ok(manifest)
-    }
-
-    /// Whether the stored rates are the very values the table was solved
-    /// in, so that a position recomputed from its stored children gives
-    /// its stored rate exactly: for every precision but `u16` (solved in
-    /// `f64`, rounded when stored), since manifest version 2.
-    pub fn stores_solved_rates(&self) -> bool {
-        self.version >= 2 && self.options.precision != Precision::U16
-    }
-
-    fn write(&self, dir: &Path) -> Result<(), Error> {
-        let path = manifest_path(dir);
-        let text = serde_json::to_string_pretty(self).expect("a manifest serialises");
-        write_atomically(&path, |mut file| {
-            file.write_all(text.as_bytes())?;
-            file.write_all(b"\n")?;
-            Ok(file)
-        })
-        .map_err(|source| Error::Io { path, source })
-    }
-}
-
-fn manifest_path(dir: &Path) -> PathBuf {
-    dir.join("table.json")
-}
+pub use crate::manifest::{MANIFEST_VERSION, Manifest, Options};
 
 /// The file of solved layer `index`.
 pub fn layer_path(dir: &Path, index: usize) -> PathBuf {
@@ -456,7 +298,7 @@ enum Begun {
 fn begin(dir: &Path, manifest: &Manifest) -> Result<Begun, Error> {
     match Manifest::read(dir) {
         Ok(existing) if existing.version != MANIFEST_VERSION => Err(Error::File {
-            path: manifest_path(dir),
+            path: Manifest::path(dir),
             problem: format!(
                 "holds a table of manifest version {}, built by an earlier 2048lab whose \
                  rates differ: build in another folder or remove it",
@@ -470,7 +312,7 @@ fn begin(dir: &Path, manifest: &Manifest) -> Result<Begun, Error> {
             } == existing;
             if !same {
                 return Err(Error::File {
-                    path: manifest_path(dir),
+                    path: Manifest::path(dir),
                     problem: format!(
                         "holds another table ({}-{}, 4-rate {}, {} rates, pruned at {}, level {}): \
                          build in another folder or remove it",

@@ -42,6 +42,7 @@ mod formation;
 pub mod generate;
 pub mod hex;
 mod index;
+mod manifest;
 pub mod memory;
 mod missing;
 pub mod optimal;
