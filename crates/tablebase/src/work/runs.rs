@@ -138,3 +138,53 @@ fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
     writer.finish()?;
     Ok(positions)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::work::WordReader;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// However many runs, whatever they share and whatever the limit,
+        /// the runs come out as their sorted union without repeats, in
+        /// memory or merged from the files they were spilled to, and no
+        /// spilled run is left behind.
+        #[test]
+        fn runs_come_out_as_their_union(
+            runs in prop::collection::vec(prop::collection::btree_set(0u64..2_000, 0..300), 0..8),
+            limit in 0usize..1_000,
+            high in any::<bool>(),
+        ) {
+            // Boards over 2^63 too, so that the merge's order is unsigned.
+            let runs: Vec<Vec<u64>> = runs
+                .iter()
+                .map(|run| run.iter().map(|&board| board | u64::from(high) << 63).collect())
+                .collect();
+            let union: Vec<u64> = runs.iter().flatten().copied().collect::<BTreeSet<_>>()
+                .into_iter()
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            let collect = |runs: &[Vec<u64>]| {
+                let mut held = Runs::new(dir.path().join("run"), limit);
+                for run in runs {
+                    held.push(run.clone()).unwrap();
+                }
+                held
+            };
+            let out = dir.path().join("out");
+            prop_assert_eq!(collect(&runs).finish(&out).unwrap(), union.len());
+            prop_assert_eq!(WordReader::open(&out).unwrap().read_all().unwrap(), &union[..]);
+            std::fs::remove_file(&out).unwrap();
+            prop_assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+            if let Ok(merged) = collect(&runs).union() {
+                prop_assert_eq!(merged, union);
+            }
+        }
+    }
+}
