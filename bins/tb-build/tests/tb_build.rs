@@ -433,7 +433,15 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
     assert!(output.status.success());
     for (board, message) in [
-        ("0x123", "tile sum 14 is not that of a layer"),
+        (
+            "0x123",
+            "it holds 0 large tiles (f) where the positions of L3near-32 hold 6",
+        ),
+        (
+            "0x000000001fff2fff",
+            "its tiles other than large ones sum to 6, where the layers of L3near-32 hold \
+             sums of 8 to 70 in steps of 2",
+        ),
         (
             "0xffffff0000000112",
             "no orientation of it fits formation L3near",
@@ -442,7 +450,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (
             "0x117000001bcd2a98",
             "0x117000001bcd2a98 read with its tiles above the target as large tiles: \
-             board 0x11f000001fff2fff: its tile sum",
+             board 0x11f000001fff2fff: it holds 7 large tiles",
         ),
     ] {
         let output = tb_build(&["query", "--table", "t", "--board", board], dir.path());

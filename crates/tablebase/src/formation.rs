@@ -499,7 +499,6 @@ impl Formation {
             }
             keep("walls", walls, &|image| image == walls)?;
         }
-        let sum = tile_sum(seeds[0]);
         for &seed in &seeds {
             if !formation.fits(seed) {
                 return Err(bad(format!(
@@ -507,11 +506,23 @@ impl Formation {
                     hex::format(seed)
                 )));
             }
-            if tile_sum(seed) != sum {
+            let first = seeds[0];
+            if large_count(seed) != large_count(first) {
                 return Err(bad(format!(
-                    "seed {} has tile sum {}, the first seed {sum}",
+                    "seed {} holds {} large tiles (f), the first seed {}: all seeds \
+                     must have the same tile sum",
                     hex::format(seed),
-                    tile_sum(seed)
+                    large_count(seed),
+                    large_count(first)
+                )));
+            }
+            if free_sum(seed) != free_sum(first) {
+                return Err(bad(format!(
+                    "seed {}'s tiles other than large ones sum to {}, the first seed's \
+                     to {}: all seeds must have the same tile sum",
+                    hex::format(seed),
+                    free_sum(seed),
+                    free_sum(first)
                 )));
             }
             formation.seeds.push(formation.canon.canonical(seed));
@@ -661,6 +672,18 @@ pub fn tile_sum(board: u64) -> u32 {
         .map(|cell| ((board >> (4 * cell)) & 0xF) as u8)
         .map(|tile| if tile == 0 { 0 } else { 1u32 << tile })
         .sum()
+}
+
+/// The number of large tiles (0xF) of `board`.
+pub(crate) fn large_count(board: u64) -> u32 {
+    large_nibbles(board).count_ones() / 4
+}
+
+/// The tile sum of `board`'s tiles other than large ones: with
+/// [`large_count`], what tells boards of different tile sums apart in
+/// words a user knows.
+pub(crate) fn free_sum(board: u64) -> u32 {
+    tile_sum(board) - (large_count(board) << 15)
 }
 
 /// The nibbles of `board` that hold 0xF, as a mask of nibbles.
@@ -844,7 +867,14 @@ mod tests {
         assert!(error(&["0xfff0ff1"], &["0x1fff0fff"]).contains("whole F digits"));
         assert!(error(&["0xfff0fff"], &["0x1"]).contains("does not fit"));
         assert!(error(&["0xfff0fff"], &[]).contains("no seeds"));
-        assert!(error(&["0xfff0fff"], &["0x1fff0fff", "0x2fff0fff"]).contains("tile sum"));
+        assert!(
+            error(&["0xfff0fff"], &["0x1fff0fff", "0x2fff0fff"])
+                .contains("0x000000002fff0fff's tiles other than large ones sum to 4, the first")
+        );
+        assert!(
+            error(&["0xfff0fff"], &["0x1fff0fff", "0x1ffff0fff"])
+                .contains("0x00000001ffff0fff holds 7 large tiles (f), the first seed 6")
+        );
         assert!(error(&["0xfff0fff"], &["0xzfff0fff"]).contains("not a hex number"));
         // Symmetries that move the masks or the target cells: a position
         // and its images would not fit, or show the target, alike.

@@ -6,8 +6,9 @@ use std::sync::OnceLock;
 use board::{Board, Direction, Symmetry};
 
 use crate::builder::{Manifest, layer_path};
+use crate::formation::{free_sum, large_count, tile_sum};
 use crate::storage::{LayerFile, LayerHeader};
-use crate::{Error, Mover, Spec, formation::tile_sum, hex, missing};
+use crate::{Error, Mover, Spec, hex, missing};
 
 /// A finished table in its folder: success rates by position.
 #[derive(Debug)]
@@ -269,17 +270,32 @@ impl Table {
         Ok(fitting)
     }
 
+    /// The layer of `board`, found from its tile sum; where no layer has
+    /// it, the error says which tiles differ from the table's positions:
+    /// the count of large tiles, or the sum of the others.
     fn layer_of(&self, board: u64) -> Result<usize, Error> {
-        self.spec
-            .layer_of_sum(tile_sum(board))
-            .ok_or_else(|| Error::Board {
+        self.spec.layer_of_sum(tile_sum(board)).ok_or_else(|| {
+            let seed = self.spec.formation().seeds()[0];
+            let name = self.spec.name();
+            let problem = if large_count(board) != large_count(seed) {
+                format!(
+                    "it holds {} large tiles (f) where the positions of {name} hold {}",
+                    large_count(board),
+                    large_count(seed)
+                )
+            } else {
+                let first = free_sum(seed);
+                let last = first as usize + 2 * (self.spec.steps() - 1);
+                format!(
+                    "its tiles other than large ones sum to {}, where the layers of {name} \
+                         hold sums of {first} to {last} in steps of 2",
+                    free_sum(board)
+                )
+            };
+            Error::Board {
                 input: hex::format(board),
-                problem: format!(
-                    "its tile sum {} is not that of a layer of {} (from {} in steps of 2)",
-                    tile_sum(board),
-                    self.spec.name(),
-                    self.spec.formation().seed_sum()
-                ),
-            })
+                problem,
+            }
+        })
     }
 }
