@@ -417,7 +417,7 @@ fn info(dir: &Path) -> anyhow::Result<()> {
     for index in 0..manifest.steps {
         let layer = table.layer(index)?;
         let count = layer.header().positions;
-        let size = layer.data_bytes();
+        let size = layer.file_bytes();
         let per_position = bytes_per_position(size, count).unwrap_or_else(|| "-".to_owned());
         writeln!(out, "{index:5} {count:>11} {size:>11} {per_position:>15}")?;
         positions += count;

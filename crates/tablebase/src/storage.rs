@@ -495,9 +495,10 @@ impl LayerFile {
         &self.header
     }
 
-    /// The compressed size of the positions, in bytes.
-    pub fn data_bytes(&self) -> u64 {
-        self.data_bytes
+    /// The file's size in bytes: header, block index, compressed
+    /// positions and checksum, as a build counts its layers.
+    pub fn file_bytes(&self) -> u64 {
+        self.data_start + self.data_bytes + 4
     }
 
     fn block(&self, number: usize) -> Result<(Vec<u64>, Vec<f64>), Error> {
