@@ -5,15 +5,13 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context as _, bail};
+use anyhow::Context as _;
 use board::Direction;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::{Rng as _, SeedableRng as _};
 use tablebase::builder::{self, Event, Options};
-use tablebase::solve::{self, Solved};
 use tablebase::storage::Precision;
-use tablebase::{Fixed, Formation, Large, Mover, Rate, Spec, Table, hex};
+use tablebase::{Formation, Large, Spec, Table, hex};
 
 /// Builds endgame tablebases as the 2048EndgameTablebase builder defines
 /// them (same success rates), and queries and checks built tables.
@@ -86,12 +84,13 @@ enum Command {
         /// The table's folder
         table: PathBuf,
     },
-    /// Checks every layer file's checksum and recomputes a random sample of
-    /// positions from their children
+    /// Reads every layer file through (checksum, blocks, order) and
+    /// recomputes a sample of positions from their children
     Verify {
         /// The table's folder
         table: PathBuf,
-        /// Positions recomputed per layer
+        /// Positions recomputed per layer, at most (drawn the same on every
+        /// run)
         #[arg(long, default_value_t = 100)]
         samples: usize,
     },
@@ -436,74 +435,15 @@ fn bytes_per_position(bytes: u64, positions: u64) -> Option<String> {
 
 fn verify(dir: &Path, samples: usize) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
-    // In the type the table was solved in, as the builder did.
-    let checked = match table.manifest().options.precision {
-        Precision::F64 | Precision::U16 => recompute::<f64>(&table, samples)?,
-        Precision::F32 => recompute::<f32>(&table, samples)?,
-        Precision::U32 => recompute::<Fixed>(&table, samples)?,
-    };
+    let verified = table.verify(samples)?;
     writeln!(
         std::io::stdout(),
-        "{}: {} layer files intact, {checked} positions recomputed from their children",
+        "{}: {} layer files intact ({} positions read), {} positions recomputed from their \
+         children",
         table.spec().name(),
-        table.spec().steps()
+        verified.layers,
+        verified.positions,
+        verified.recomputed
     )?;
     Ok(())
-}
-
-/// Recomputes `samples` random positions of each layer of `table` from
-/// the stored layers after it, in `R`, and checks them against their
-/// stored rates: exactly where the table stores the rates it was solved
-/// in (`Manifest::stores_solved_rates`), else within the precision.
-/// Returns the number of positions checked.
-fn recompute<R: Rate>(table: &Table, samples: usize) -> anyhow::Result<usize> {
-    let spec = table.spec();
-    let mover = Mover::new(spec.formation().large());
-    let manifest = table.manifest();
-    let options = manifest.options;
-    let tolerance = if manifest.stores_solved_rates() {
-        0.0
-    } else {
-        match options.precision {
-            Precision::F64 => 1e-12,
-            Precision::F32 => 1e-6,
-            Precision::U32 => 1e-8,
-            Precision::U16 => 1e-4,
-        }
-    };
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(spec.steps() as u64);
-    let (mut next, mut after) = (Solved::<R>::default(), Solved::default());
-    let mut checked = 0;
-    for index in (0..spec.steps()).rev() {
-        let layer = table
-            .layer(index)?
-            .read_all()
-            .with_context(|| format!("layer {index}"))?
-            .map_rates(R::from_probability);
-        if !spec.is_horizon(index) && !layer.is_empty() {
-            for _ in 0..samples {
-                let position = (rng.next_u64() % layer.len() as u64) as usize;
-                let board = layer.boards()[position];
-                let stored = layer.rates()[position].probability();
-                let recomputed =
-                    solve::rate(spec, &mover, board, index, &next, &after).probability();
-                // Pruned children read as 0, so a pruned table can only
-                // recompute less.
-                let wrong = if options.prune > 0.0 {
-                    recomputed > stored + tolerance
-                } else {
-                    (recomputed - stored).abs() > tolerance
-                };
-                if wrong {
-                    bail!(
-                        "layer {index}: position {} is stored as {stored}, but its children give {recomputed}",
-                        hex::format(board)
-                    );
-                }
-                checked += 1;
-            }
-        }
-        after = std::mem::replace(&mut next, layer);
-    }
-    Ok(checked)
 }

@@ -54,6 +54,7 @@ pub mod sort;
 mod spec;
 pub mod storage;
 mod table;
+mod verify;
 mod work;
 
 pub use canon::Canon;
@@ -63,3 +64,4 @@ pub use rate::{Fixed, Rate};
 pub use slide::{LARGE, Large, Mover, slide_line};
 pub use spec::Spec;
 pub use table::{MoveRates, Table};
+pub use verify::Verified;

@@ -495,6 +495,11 @@ impl LayerFile {
         &self.header
     }
 
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The file's size in bytes: header, block index, compressed
     /// positions and checksum, as a build counts its layers.
     pub fn file_bytes(&self) -> u64 {
@@ -551,17 +556,31 @@ impl LayerFile {
         fetch(&fences, wanted, |number| self.block(number))
     }
 
-    /// Calls `visit` with the boards and rates of each block in turn.
+    /// Calls `visit` with the boards and rates of each block in turn,
+    /// once it has checked that the boards rise, within the block and from
+    /// the block before.
     ///
     /// # Errors
-    /// [`Error::Io`] or [`Error::File`] if a block cannot be read; what
-    /// `visit` returns.
+    /// [`Error::Io`] or [`Error::File`] if a block cannot be read or its
+    /// boards are out of order; what `visit` returns.
     pub fn visit_blocks(
         &self,
         mut visit: impl FnMut(&[u64], &[f64]) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        let mut last = None;
         for number in 0..self.blocks.len() {
             let (boards, rates) = self.block(number)?;
+            let after_last = match (last, boards.first()) {
+                (Some(last), Some(&first)) => last < first,
+                _ => true,
+            };
+            if !after_last || boards.windows(2).any(|pair| pair[0] >= pair[1]) {
+                return Err(Error::File {
+                    path: self.path.clone(),
+                    problem: "positions out of order: the file is corrupt".to_owned(),
+                });
+            }
+            last = boards.last().copied().or(last);
             visit(&boards, &rates)?;
         }
         Ok(())
@@ -579,12 +598,6 @@ impl LayerFile {
             rates.extend_from_slice(block_rates);
             Ok(())
         })?;
-        if boards.windows(2).any(|pair| pair[0] >= pair[1]) {
-            return Err(Error::File {
-                path: self.path.clone(),
-                problem: "positions out of order: the file is corrupt".to_owned(),
-            });
-        }
         Ok(Solved::new(boards, rates))
     }
 }

@@ -7,8 +7,9 @@ use board::{Board, Direction, Symmetry};
 
 use crate::builder::{Manifest, layer_path};
 use crate::formation::{free_sum, large_count, tile_sum};
-use crate::storage::{LayerFile, LayerHeader};
-use crate::{Error, Mover, Spec, hex, missing};
+use crate::storage::{LayerFile, LayerHeader, Precision};
+use crate::verify::{self, Verified};
+use crate::{Error, Fixed, Mover, Spec, hex, missing};
 
 /// A finished table in its folder: success rates by position.
 #[derive(Debug)]
@@ -114,6 +115,27 @@ impl Table {
             });
         }
         Ok(self.layers[index].get_or_init(|| file))
+    }
+
+    /// Checks the table: reads every layer file through (its checksum,
+    /// every block, the boards in order) and recomputes up to `samples`
+    /// positions of each layer but the horizon from the stored layers
+    /// after it, in the type the table was solved in. Where the table
+    /// stores the rates it was solved in
+    /// ([`Manifest::stores_solved_rates`]) they must come out exactly;
+    /// else within the precision; in a pruned table, at most as stored
+    /// (pruned children read 0). The positions are drawn by a fixed
+    /// sequence, the same on every run.
+    ///
+    /// # Errors
+    /// [`Error::File`] naming the layer file and, for a rate its children
+    /// do not give, the position; [`Error::Io`].
+    pub fn verify(&self, samples: usize) -> Result<Verified, Error> {
+        match self.manifest.options.precision {
+            Precision::F64 | Precision::U16 => verify::table::<f64>(self, &self.mover, samples),
+            Precision::F32 => verify::table::<f32>(self, &self.mover, samples),
+            Precision::U32 => verify::table::<Fixed>(self, &self.mover, samples),
+        }
     }
 
     /// The success rate of an afterstate (a position after a move, before

@@ -255,3 +255,64 @@ fn a_layer_file_of_another_table_is_refused() {
     std::fs::write(layer(&table), original).unwrap();
     assert!(Table::open(table.path()).unwrap().layer(3).is_ok());
 }
+
+/// `Table::verify` reads every layer through and recomputes positions
+/// from their children: a built table passes; a layer rewritten with
+/// rates its children do not give, or with its boards out of order (each
+/// a valid file, checksum and all), fails, naming the file.
+#[test]
+fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
+    use tablebase::storage::{self, LayerFile};
+
+    let spec = Spec::new(
+        Formation::builtin("L3").unwrap().with_extra_steps(8),
+        5,
+        0.1,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (table, _) = build(&spec, dir.path(), Precision::U32, None);
+    let verified = table.verify(50).unwrap();
+    let positions: u64 = (0..spec.steps())
+        .map(|index| table.layer(index).unwrap().header().positions)
+        .sum();
+    assert_eq!(verified.layers, spec.steps());
+    assert_eq!(verified.positions, positions);
+    assert!(verified.recomputed > 10 * 50, "{verified:?}");
+    assert!(
+        verified.recomputed <= (spec.steps() - 2) * 50,
+        "{verified:?}"
+    );
+    assert_eq!(table.verify(50).unwrap(), verified, "the same positions");
+
+    let index = spec.steps() / 2;
+    let path = dir.path().join(format!("layer-{index:04}.tbl"));
+    let file = LayerFile::open(&path).unwrap();
+    let (header, layer) = (file.header().clone(), file.read_all().unwrap());
+    drop(file);
+    assert!(layer.len() > 1000, "{}", layer.len());
+    let rewrite = |boards: &[u64], rates: &[f64]| {
+        storage::write(&path, &header, boards, rates, 1).unwrap();
+        Table::open(dir.path())
+            .unwrap()
+            .verify(50)
+            .unwrap_err()
+            .to_string()
+    };
+    let lowered: Vec<f64> = layer.rates().iter().map(|rate| rate * 0.99).collect();
+    let error = rewrite(layer.boards(), &lowered);
+    assert!(
+        error.contains(&format!("layer-{index:04}.tbl: position 0x"))
+            && error.contains("is stored as"),
+        "{error}"
+    );
+    let mut swapped = layer.boards().to_vec();
+    swapped.swap(10, 11);
+    let error = rewrite(&swapped, layer.rates());
+    assert!(error.contains("positions out of order"), "{error}");
+    storage::write(&path, &header, layer.boards(), layer.rates(), 1).unwrap();
+    assert_eq!(
+        Table::open(dir.path()).unwrap().verify(50).unwrap(),
+        verified
+    );
+}
