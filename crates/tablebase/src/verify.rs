@@ -144,10 +144,10 @@ impl<R: Rate> Waiting<R> {
 
 /// Up to `samples` places among `positions`, sorted and without repeats:
 /// drawn by a fixed sequence (SplitMix64, seeded by the layer), so that a
-/// fault found is found again.
+/// fault found is found again; every place if `samples` is as many.
 fn picks(index: usize, samples: usize, positions: u64) -> Vec<u64> {
-    if positions == 0 {
-        return Vec::new();
+    if samples as u64 >= positions {
+        return (0..positions).collect();
     }
     let mut state = (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let mut picks: Vec<u64> = (0..samples)

@@ -284,6 +284,12 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
         "{verified:?}"
     );
     assert_eq!(table.verify(50).unwrap(), verified, "the same positions");
+    // As many samples as positions: every position but the horizon's.
+    let horizon: u64 = (spec.steps() - 2..spec.steps())
+        .map(|index| table.layer(index).unwrap().header().positions)
+        .sum();
+    let every = table.verify(usize::MAX).unwrap();
+    assert_eq!(every.recomputed as u64, positions - horizon);
 
     let index = spec.steps() / 2;
     let path = dir.path().join(format!("layer-{index:04}.tbl"));
