@@ -354,13 +354,15 @@ fn compress(raw: &[u8], level: i32) -> Vec<u8> {
 /// A block before compression: the first board, the differences between
 /// neighbours (small numbers in sorted boards), each of the eight bytes of
 /// those u64 in a plane of its own so that the zero high bytes compress to
-/// nothing, then the rates.
+/// nothing, then the rates. The differences wrap, as [`decode_block`]'s
+/// sums do, so that any boards come back as they went in: their order is
+/// checked where a layer is read through ([`LayerFile::visit_blocks`]).
 fn encode_block(boards: &[u64], rates: &[f64], precision: Precision) -> Vec<u8> {
     let n = boards.len();
     let mut raw = vec![0u8; 8 * n];
     let mut previous = 0u64;
     for (i, &board) in boards.iter().enumerate() {
-        let delta = board - previous;
+        let delta = board.wrapping_sub(previous);
         previous = board;
         for (plane, byte) in delta.to_le_bytes().into_iter().enumerate() {
             raw[plane * n + i] = byte;
