@@ -499,6 +499,7 @@ impl Formation {
             }
             keep("walls", walls, &|image| image == walls)?;
         }
+        let first = seeds[0];
         for &seed in &seeds {
             if !formation.fits(seed) {
                 return Err(bad(format!(
@@ -506,7 +507,6 @@ impl Formation {
                     hex::format(seed)
                 )));
             }
-            let first = seeds[0];
             if large_count(seed) != large_count(first) {
                 return Err(bad(format!(
                     "seed {} holds {} large tiles (f), the first seed {}: all seeds \
