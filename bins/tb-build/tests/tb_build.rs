@@ -587,12 +587,15 @@ fn a_second_build_of_the_same_folder_stops() {
 fn a_small_memory_budget_builds_the_same_table_in_segments() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
-    // Plain, pruned and thinned to optimal lines: the segments count and
-    // store what the whole layer would.
+    // Plain, pruned, thinned to optimal lines and at u16 (solved in f64,
+    // stored rounded): the segments count and store what the whole layer
+    // would, and `verify` passes each (exactly, at most as stored where
+    // pruned, within the precision at u16).
     for (name, options) in [
         ("plain", &[][..]),
         ("pruned", &["--prune", "0.5"][..]),
         ("optimal", &["--optimal-only"][..]),
+        ("u16", &["--precision", "u16"][..]),
     ] {
         let build = |folder: &str, budget: &[&str]| {
             let args = [&["build", "l3.json", "32", "-o", folder], options, budget].concat();
@@ -614,6 +617,8 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
         assert!(text(&output.stdout).contains(" segments"));
         let files = layer_files(&dir.path().join(&segmented));
         assert_eq!(files, layer_files(&dir.path().join(&whole)), "{name}");
+        let output = tb_build(&["verify", &segmented, "--samples", "300"], dir.path());
+        assert!(output.status.success(), "{name}: {}", text(&output.stderr));
         if name == "pruned" {
             for (file, _) in &files {
                 let path = dir.path().join(&segmented).join(file);
