@@ -126,7 +126,10 @@ fn stored_rates_are_those_solved_in_the_precisions_type() {
     .unwrap();
     let stored_at = |precision| {
         let dir = tempfile::tempdir().unwrap();
-        stored(&build(&spec, dir.path(), precision, None).0, &spec)
+        let (table, _) = build(&spec, dir.path(), precision, None);
+        // Recomputed exactly, in the precision's type.
+        table.verify(200).unwrap();
+        stored(&table, &spec)
     };
     assert_eq!(stored_at(Precision::U32), solved::<Fixed>(&spec));
     assert_eq!(stored_at(Precision::F32), solved::<f32>(&spec));
