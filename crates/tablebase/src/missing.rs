@@ -15,6 +15,7 @@
 
 use crate::generate::for_each_child;
 use crate::solve::{self, Solved};
+use crate::sort::sort_unique;
 use crate::{Error, Mover, Table};
 
 /// The most positions off a table that a query solves before giving up.
@@ -49,8 +50,7 @@ pub(crate) fn solve(
     let mut lacking: Vec<Vec<u64>> = vec![Vec::new(); steps];
     let mut count = 0;
     for layer in index..steps {
-        let mut boards = std::mem::take(&mut wanted[layer]);
-        sorted_unique(&mut boards);
+        let mut boards = sort_unique(std::mem::take(&mut wanted[layer]));
         if boards.is_empty() {
             continue;
         }
@@ -69,7 +69,7 @@ pub(crate) fn solve(
                 }
             }
             // Children after a 4 wait a layer: keep them without repeats.
-            sorted_unique(&mut wanted[layer + 2]);
+            wanted[layer + 2] = sort_unique(std::mem::take(&mut wanted[layer + 2]));
         }
         lacking[layer] = boards;
     }
@@ -92,12 +92,6 @@ pub(crate) fn solve(
     Ok(Some(
         roots.iter().map(|&root| solved[index].rate(root)).collect(),
     ))
-}
-
-/// Sorts `boards` and drops the repeats.
-fn sorted_unique(boards: &mut Vec<u64>) {
-    boards.sort_unstable();
-    boards.dedup();
 }
 
 /// The positions of `held` and of `boards` with their `rates`, one

@@ -11,6 +11,7 @@
 //! 13 MiB, 3 interleaved runs each.)
 
 use crate::solve::{self, Solved};
+use crate::sort::sort_unique;
 use crate::storage::{LayerFile, Precision};
 use crate::{Error, Mover, Rate, Table};
 
@@ -54,13 +55,13 @@ pub(crate) fn table<R: Rate>(
         };
         // The children the waiting layers look up here: the layer before's
         // after a 2, the one before that's after a 4.
-        let mut asked: Vec<u64> = waiting
-            .iter()
-            .flat_map(|layer| &layer.wanted[index - layer.index - 1])
-            .copied()
-            .collect();
-        asked.sort_unstable();
-        asked.dedup();
+        let asked = sort_unique(
+            waiting
+                .iter()
+                .flat_map(|layer| &layer.wanted[index - layer.index - 1])
+                .copied()
+                .collect(),
+        );
         let (sampled, found) = read_through(layer, &picks, &asked)?;
         let found = found.map_rates(R::from_probability);
         for layer in &mut waiting {
