@@ -60,9 +60,9 @@ enum Command {
             value_parser = clap::value_parser!(i32).range(1..=19)
         )]
         level: i32,
-        /// Memory budget for generation (e.g. 4G): a layer whose children
-        /// would need more is generated in segments merged from disk
-        /// [default: half the memory available now]
+        /// Memory budget of the build (e.g. 4G): layers that would need
+        /// more are generated, solved and thinned in segments through
+        /// files on disk [default: half the memory available now]
         #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
         memory: Option<u64>,
         /// Threads [default: all cores]
