@@ -262,9 +262,13 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             stored,
             bytes,
             segments,
+            fetched,
             elapsed,
         } => {
-            let segments = if segments > 1 {
+            let plural = if segments == 1 { "" } else { "s" };
+            let segments = if fetched {
+                format!("  in {segments} segment{plural}, children fetched from disk")
+            } else if segments > 1 {
                 format!("  in {segments} segments")
             } else {
                 String::new()

@@ -215,13 +215,16 @@ fn a_killed_build_resumes_to_the_same_files() {
         assert!(built.status.success(), "{}", text(&built.stderr));
     }
     // Killed while generating, then while solving, whole (`u32` and `f32`)
-    // and in segments, then while thinning to optimal lines in segments.
+    // and in segments (fetching their children, and against the layers
+    // after them in memory: layers 30 to 19 within 23 MiB), then while
+    // thinning to optimal lines in segments.
     let segments: &[&str] = &["--memory", "1K"];
     for (line, options, whole) in [
         ("generated layer   20", &[][..], "whole"),
         ("solved    layer   30", &[], "whole"),
         ("solved    layer   30", &["--precision", "f32"], "f32"),
         ("solved    layer   30", segments, "whole"),
+        ("solved    layer   25", &["--memory", "23M"], "whole"),
         (
             "thinned   layer   10",
             &["--memory", "1K", "--optimal-only"],
@@ -306,7 +309,7 @@ fn a_resumed_build_refuses_a_corrupt_working_file() {
 }
 
 #[test]
-fn a_budget_between_mixes_layers_whole_and_in_segments() {
+fn a_budget_between_mixes_the_ways_of_solving_a_layer() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
     let build = |folder: &str, budget: &[&str]| {
@@ -316,20 +319,30 @@ fn a_budget_between_mixes_layers_whole_and_in_segments() {
         text(&output.stdout)
     };
     build("whole", &[]);
-    // L3near-64's last two layers (about 200,000 and 250,000 positions)
-    // fit 29 MiB whole, the layers below them do not, and its first layers
-    // do again: the layers in segments fetch from the working rates of the
-    // two held in memory, written then, and the first layers solved whole
-    // read those of the segments.
-    let printed = build("mixed", &["--memory", "29M"]);
-    let in_segments = |layer: usize| {
+    // Within 27 MiB, L3near-64's last layer (about 200,000 positions) is
+    // solved whole (W), and the layers below it in segments against the
+    // two layers after them held in memory (H) where those fit beside a
+    // segment, else in segments fetching their children from the working
+    // rates of those two (F), until its first layers fit whole again.
+    // Every change of plan is met: W to H (the whole layer's rates taken
+    // from memory), H to F (the working rates of a layer held in memory
+    // written then), F to H (both read back whole), H to W.
+    let printed = build("mixed", &["--memory", "27M"]);
+    let plan = |layer: usize| {
         let start = format!("solved    layer {layer:4}:");
         let line = printed.lines().find(|line| line.starts_with(&start));
-        line.expect("a line a layer").ends_with(" segments")
+        let line = line.expect("a line a layer");
+        if line.ends_with(", children fetched from disk") {
+            'F'
+        } else if line.ends_with(" segments") {
+            'H'
+        } else {
+            'W'
+        }
     };
     assert_eq!(
-        [47, 46, 45, 0].map(in_segments),
-        [false, false, true, false],
+        [47, 46, 38, 37, 35, 34, 26, 25, 0].map(plan),
+        ['W', 'H', 'H', 'F', 'F', 'H', 'H', 'W', 'W'],
         "{printed}"
     );
     assert_eq!(

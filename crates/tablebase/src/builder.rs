@@ -78,6 +78,10 @@ pub enum Event {
         /// The segments it was solved in: 1 when whole, more when it did
         /// not fit the memory budget.
         segments: usize,
+        /// Whether its segments fetched the children they look up from
+        /// disk, the two layers after it not fitting the budget beside a
+        /// segment (else they were held in memory).
+        fetched: bool,
         /// The time it took.
         elapsed: Duration,
     },
@@ -115,7 +119,8 @@ pub struct Summary {
 /// quarter of it, and spilled to disk (then merged into the layer's file)
 /// only if their union is still large. Solving holds a layer and the two
 /// after it in memory when they fit; otherwise it solves the layer in
-/// segments, each fetching from the two layers' working files only the
+/// segments, against the two layers held in memory if they fit beside a
+/// segment, else each segment fetching from their working files only the
 /// children it looks up. Thinning to optimal lines keeps to the budget
 /// too ([`optimal::thin`]). Either way the files are the same.
 ///
@@ -341,11 +346,12 @@ fn begin(dir: &Path, manifest: &Manifest) -> Result<Begun, Error> {
 
 /// Solves the layers of a generated table from the horizon down to
 /// layer 0, from `resume_at` (the lowest layer solved before, or `steps`),
-/// in `R`. A layer is solved whole when it and the two after it fit the
-/// budget (those two then stay in memory from the layers solved before);
-/// otherwise in segments, each fetching from the two layers' working files
-/// only the children it looks up. Returns the positions stored and the
-/// bytes of their files.
+/// in `R`, each as [`Plan::within`] the budget says: whole, or in
+/// segments against the two layers after it in memory, or in segments
+/// fetching from their working files only the children each looks up
+/// (the two layers after stay in memory from the layers solved before
+/// when they are held). Returns the positions stored and the bytes of
+/// their files.
 fn solve_all<R: Rate>(
     spec: &Spec,
     mover: &Mover,
@@ -414,11 +420,6 @@ fn solve_all<R: Rate>(
             (Some(layer), _) => layer.len(),
             (None, file) => file.as_ref().map_or(0, RatesFile::len),
         });
-        let whole = budget.is_none_or(|bytes| {
-            whole_bytes_per_position::<R>() * parents.len() as u64
-                + held_bytes_per_position::<R>() * (lens[0] + lens[1]) as u64
-                <= bytes
-        });
         let solving = Solving {
             spec,
             mover,
@@ -428,18 +429,8 @@ fn solve_all<R: Rate>(
             dir,
             work: &work,
         };
-        let stored = if whole {
-            let [next, after] = [0, 1].map(|side| match held[side].take() {
-                Some(layer) => Ok(layer),
-                None => children[side]
-                    .as_ref()
-                    .map_or(Ok(Solved::default()), RatesFile::read_all),
-            });
-            let next = next?;
-            let (solved, stored) = solving.whole(&parents, &next, &after?, &mut writing)?;
-            held = [Some(solved), Some(next)];
-            stored
-        } else {
+        let plan = Plan::within::<R>(budget, parents.len(), lens[0] + lens[1]);
+        let stored = if let Plan::Fetched(segment) = plan {
             // Segments fetch their children from working rates, and write
             // their file after the file written behind.
             writing.wait()?;
@@ -448,10 +439,30 @@ fn solve_all<R: Rate>(
                     children[side] = working_rates(index + 1 + side, Some(&layer))?;
                 }
             }
-            let stored =
-                solving.in_segments::<R>(&parents, &children, segment_positions(budget))?;
+            let stored = solving.in_segments::<R>(&parents, Children::Files(&children), segment)?;
             layer_done(&work, index)?;
             stored
+        } else {
+            let [next, after] = [0, 1].map(|side| match held[side].take() {
+                Some(layer) => Ok(layer),
+                None => children[side]
+                    .as_ref()
+                    .map_or(Ok(Solved::default()), RatesFile::read_all),
+            });
+            let (next, after) = (next?, after?);
+            if let Plan::Held(segment) = plan {
+                writing.wait()?;
+                let stored =
+                    solving.in_segments(&parents, Children::Held([&next, &after]), segment)?;
+                layer_done(&work, index)?;
+                // This layer is read back from its working rates.
+                held = [None, Some(next)];
+                stored
+            } else {
+                let (solved, stored) = solving.whole(&parents, &next, &after, &mut writing)?;
+                held = [Some(solved), Some(next)];
+                stored
+            }
         };
         total.0 += stored.positions;
         total.1 += stored.bytes;
@@ -461,6 +472,7 @@ fn solve_all<R: Rate>(
             stored: stored.positions as usize,
             bytes: stored.bytes,
             segments: stored.segments,
+            fetched: matches!(plan, Plan::Fetched(_)),
             elapsed: began.elapsed(),
         });
     }
@@ -503,20 +515,65 @@ pub(crate) const fn held_bytes_per_position<R>() -> u64 {
     16 + size_of::<R>() as u64
 }
 
-/// Bytes per position of a layer solved in segments: its boards and rates,
-/// and the children it looks up (up to 16 empty cells, 2 spawns, 4 moves;
-/// far fewer after removing repeats), noted and fetched with their rates.
-/// L3 needs about 400.
+/// Bytes per position of a layer solved in segments that fetch their
+/// children: its boards and rates, and the children it looks up (up to 16
+/// empty cells, 2 spawns, 4 moves; far fewer after removing repeats),
+/// noted and fetched with their rates. L3 needs about 400.
 const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
 
+/// The fewest positions of a segment, whatever the budget: smaller ones
+/// would cost more in reading and sorting than they save in memory.
+const LEAST_SEGMENT: usize = 1 << 12;
+
 /// The positions of a layer solved (or thinned) a segment at a time within
-/// `budget` bytes: all of them without a budget.
+/// `budget` bytes, its children fetched: all of them without a budget.
 pub(crate) fn segment_positions(budget: Option<u64>) -> usize {
     budget.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
             .unwrap_or(usize::MAX)
-            .max(1 << 12)
+            .max(LEAST_SEGMENT)
     })
+}
+
+/// How a layer is solved within the budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plan {
+    /// Whole, with the two layers after it in memory.
+    Whole,
+    /// In segments of this many positions, against the two layers after it
+    /// in memory.
+    Held(usize),
+    /// In segments of this many positions, each fetching the children it
+    /// looks up from the two layers' working rates.
+    Fetched(usize),
+}
+
+impl Plan {
+    /// The plan for a layer of `parents` positions, solved in `R`, whose
+    /// two layers after hold `children` positions, within `budget` bytes
+    /// (`None`: no limit). Children held in memory cost no reads and no
+    /// sorting, where each segment that fetches them reads the pieces of
+    /// their files that hold them (for free8, nearly all: `tb-build build
+    /// free8 16 --memory 150M -p 2` took 16.0 s to solve its layers so,
+    /// 7.8 s with them held, and 5.6 s without a budget), so they are held
+    /// whenever a segment of [`LEAST_SEGMENT`] positions fits beside them.
+    fn within<R>(budget: Option<u64>, parents: usize, children: usize) -> Self {
+        let Some(bytes) = budget else {
+            return Self::Whole;
+        };
+        let held = held_bytes_per_position::<R>() * children as u64;
+        let room = bytes
+            .checked_sub(held)
+            .map_or(0, |left| left / whole_bytes_per_position::<R>());
+        let room = usize::try_from(room).unwrap_or(usize::MAX);
+        if room >= parents && held <= bytes {
+            Self::Whole
+        } else if room >= LEAST_SEGMENT {
+            Self::Held(room)
+        } else {
+            Self::Fetched(segment_positions(budget))
+        }
+    }
 }
 
 /// Positions per piece when a layer file is written from working rates.
@@ -530,6 +587,16 @@ struct Stored {
     bytes: u64,
     /// The segments the layer was solved in.
     segments: usize,
+}
+
+/// Where the segments of a layer find the children they look up.
+#[derive(Clone, Copy)]
+enum Children<'a, R> {
+    /// The two layers after it, in memory.
+    Held([&'a Solved<R>; 2]),
+    /// Their working rates (`None` past the last layer), from which each
+    /// segment fetches the children it looks up.
+    Files(&'a [Option<RatesFile>; 2]),
 }
 
 /// One layer being solved, and where its files go.
@@ -640,14 +707,13 @@ impl Solving<'_> {
         Ok((solved, stored))
     }
 
-    /// Solves the layer `segment` positions at a time, each against the
-    /// children it looks up, fetched from the two layers' working `rates`
-    /// (`None` past the last layer); writes its working rates as they come,
-    /// then its layer file from them. Returns what the file came to.
+    /// Solves the layer `segment` positions at a time against its
+    /// `children`; writes its working rates as they come, then its layer
+    /// file from them. Returns what the file came to.
     fn in_segments<R: Rate>(
         &self,
         parents: &Generated,
-        children: &[Option<RatesFile>; 2],
+        children: Children<'_, R>,
         segment: usize,
     ) -> Result<Stored, Error> {
         let Self {
@@ -660,19 +726,26 @@ impl Solving<'_> {
         for start in (0..parents.len()).step_by(segment) {
             segments += 1;
             let boards = parents.read(start, segment.min(parents.len() - start))?;
-            let [next, after]: [Solved<R>; 2] = if spec.is_horizon(index) {
-                [Solved::default(), Solved::default()]
-            } else {
-                let wanted = solve::wanted(spec, mover, index, &boards);
-                let fetch = |side: usize| {
-                    children[side]
-                        .as_ref()
-                        .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
-                };
-                [fetch(0)?, fetch(1)?]
+            let fetched: [Solved<R>; 2];
+            let [next, after] = match children {
+                Children::Held(layers) => layers,
+                Children::Files(files) => {
+                    fetched = if spec.is_horizon(index) {
+                        [Solved::default(), Solved::default()]
+                    } else {
+                        let wanted = solve::wanted(spec, mover, index, &boards);
+                        let fetch = |side: usize| {
+                            files[side]
+                                .as_ref()
+                                .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
+                        };
+                        [fetch(0)?, fetch(1)?]
+                    };
+                    [&fetched[0], &fetched[1]]
+                }
             };
             // A segment is written, not held: it needs no lookups.
-            let rates = self.rates(&boards, &next, &after);
+            let rates = self.rates(&boards, next, after);
             let (kept_boards, kept_rates) = solve::kept(&boards, &rates);
             stored += kept_rates
                 .iter()
@@ -748,7 +821,7 @@ fn generate_layer(
     let segment = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 2 / CHILD_BYTES_PER_PARENT)
             .unwrap_or(usize::MAX)
-            .max(1 << 12)
+            .max(LEAST_SEGMENT)
     });
     let held_words = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
@@ -841,4 +914,34 @@ pub fn peak_resident_bytes() -> Option<u64> {
     let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whole while the layer and the two after it fit; then in segments
+    /// as large as fit beside the two after, held in memory, down to
+    /// [`LEAST_SEGMENT`] positions; then fetching.
+    #[test]
+    fn a_layer_is_solved_as_the_budget_allows() {
+        let (parents, children) = (100_000, 50_000);
+        let plan = |budget| Plan::within::<f64>(budget, parents, children);
+        let held = held_bytes_per_position::<f64>() * children as u64;
+        let per_parent = whole_bytes_per_position::<f64>();
+        let fits = held + per_parent * parents as u64;
+        assert_eq!(plan(None), Plan::Whole);
+        assert_eq!(plan(Some(fits)), Plan::Whole);
+        assert_eq!(plan(Some(fits - 1)), Plan::Held(parents - 1));
+        let least = held + per_parent * LEAST_SEGMENT as u64;
+        assert_eq!(plan(Some(least)), Plan::Held(LEAST_SEGMENT));
+        for budget in [least - 1, held, held - 1, 0] {
+            let segment = segment_positions(Some(budget));
+            assert_eq!(plan(Some(budget)), Plan::Fetched(segment), "{budget}");
+        }
+        // A layer of no positions does not read the layers after it whole
+        // when they are over the budget.
+        let plan = Plan::within::<f64>(Some(held - 1), 0, children);
+        assert!(matches!(plan, Plan::Fetched(_)), "{plan:?}");
+    }
 }
