@@ -443,6 +443,7 @@ fn solve_all<R: Rate>(
             layer_done(&work, index)?;
             stored
         } else {
+            // The two layers after it in memory, held or read whole.
             let [next, after] = [0, 1].map(|side| match held[side].take() {
                 Some(layer) => Ok(layer),
                 None => children[side]
@@ -455,7 +456,7 @@ fn solve_all<R: Rate>(
                 let stored =
                     solving.in_segments(&parents, Children::Held([&next, &after]), segment)?;
                 layer_done(&work, index)?;
-                // This layer is read back from its working rates.
+                // The layers below read this one from its working rates.
                 held = [None, Some(next)];
                 stored
             } else {
