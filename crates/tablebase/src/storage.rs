@@ -9,6 +9,7 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::AtomicFile;
@@ -555,7 +556,10 @@ impl LayerFile {
     /// [`Error::Io`] or [`Error::File`] if a block cannot be read.
     pub fn fetch(&self, wanted: &[u64]) -> Result<Solved, Error> {
         let fences: Vec<u64> = self.blocks.iter().map(|block| block.first).collect();
-        fetch(&fences, wanted, |number| self.block(number))
+        fetch(&fences, wanted, |number, into: &mut Piece<f64>| {
+            (into.boards, into.rates) = self.block(number)?;
+            Ok(())
+        })
     }
 
     /// Calls `visit` with the boards and rates of each block in turn,
@@ -618,36 +622,76 @@ fn checksum(file: &File, len: u64) -> io::Result<u32> {
     Ok(hasher.finalize())
 }
 
+/// One piece of a stored layer as [`fetch`] reads it: its boards and
+/// rates, and the bytes they were read from, kept to be filled again by
+/// the next piece a thread reads (where each piece's own buffers, zeroed
+/// and freed, cost as much as reading it).
+#[derive(Debug)]
+pub(crate) struct Piece<R> {
+    pub boards: Vec<u64>,
+    pub rates: Vec<R>,
+    pub bytes: Vec<u8>,
+}
+
+impl<R> Default for Piece<R> {
+    fn default() -> Self {
+        Self {
+            boards: Vec::new(),
+            rates: Vec::new(),
+            bytes: Vec::new(),
+        }
+    }
+}
+
 /// The positions of `wanted` (sorted, without repeats) held by a sorted
 /// layer stored in pieces, where `fences` are the pieces' first boards and
-/// `read` gives one piece's boards and rates: only the pieces where some
-/// wanted board would be are read, each once.
+/// `read` fills an emptied [`Piece`] with one piece's boards and rates
+/// (its bytes as they were left): only the pieces where some
+/// wanted board would be are read, each once, on all threads (the wanted
+/// boards of a segment of free8's layer lie in nearly every piece of the
+/// layers after it, so that a segment reads most of them).
 pub(crate) fn fetch<R: Rate>(
     fences: &[u64],
     wanted: &[u64],
-    mut read: impl FnMut(usize) -> Result<(Vec<u64>, Vec<R>), Error>,
+    read: impl Fn(usize, &mut Piece<R>) -> Result<(), Error> + Sync,
 ) -> Result<Solved<R>, Error> {
-    let (mut boards, mut rates) = (Vec::new(), Vec::new());
+    // The pieces that would hold wanted boards, each with those boards.
     // Boards before the first piece are not held.
+    let mut pieces = Vec::new();
     let mut rest = &wanted
         [wanted.partition_point(|&board| fences.first().is_none_or(|&first| board < first))..];
     while let Some(&first) = rest.first() {
-        // The piece that would hold `first`, and the wanted boards in it.
         let piece = fences.partition_point(|&fence| fence <= first) - 1;
         let within = match fences.get(piece + 1) {
             Some(&next) => rest.partition_point(|&board| board < next),
             None => rest.len(),
         };
-        let (held, held_rates) = read(piece)?;
-        let mut at = 0;
-        for &board in &rest[..within] {
-            at += held[at..].partition_point(|&h| h < board);
-            if held.get(at) == Some(&board) {
-                boards.push(board);
-                rates.push(held_rates[at]);
-            }
-        }
+        pieces.push((piece, &rest[..within]));
         rest = &rest[within..];
+    }
+    let found: Vec<(Vec<u64>, Vec<R>)> = pieces
+        .into_par_iter()
+        .map_init(Piece::default, |piece, (number, wanted)| {
+            piece.boards.clear();
+            piece.rates.clear();
+            read(number, piece)?;
+            let (mut boards, mut rates) = (Vec::new(), Vec::new());
+            let mut at = 0;
+            for &board in wanted {
+                at += piece.boards[at..].partition_point(|&held| held < board);
+                if piece.boards.get(at) == Some(&board) {
+                    boards.push(board);
+                    rates.push(piece.rates[at]);
+                }
+            }
+            Ok((boards, rates))
+        })
+        .collect::<Result<_, Error>>()?;
+    let count = found.iter().map(|(boards, _)| boards.len()).sum();
+    let (mut boards, mut rates) = (Vec::with_capacity(count), Vec::with_capacity(count));
+    for (piece_boards, piece_rates) in found {
+        boards.extend(piece_boards);
+        rates.extend(piece_rates);
     }
     Ok(Solved::new(boards, rates))
 }
@@ -716,6 +760,43 @@ mod tests {
             assert_eq!(file.rate(layer.boards()[5000] + 1).unwrap(), 0.0);
             assert_eq!(file.rate(1).unwrap(), 0.0);
         }
+    }
+
+    /// Each piece is read into buffers emptied first, those a thread read
+    /// a piece into before where it read one, and the positions found are
+    /// those a plain filter finds.
+    #[test]
+    fn pieces_are_read_into_emptied_buffers_used_again() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let boards: Vec<u64> = (0..800).map(|i| 10 * i).collect();
+        let fences: Vec<u64> = boards.iter().step_by(100).copied().collect();
+        let wanted: Vec<u64> = (0..9000).step_by(7).collect();
+        let used_again = AtomicUsize::new(0);
+        let read = |number: usize, piece: &mut Piece<f64>| {
+            assert!(piece.boards.is_empty() && piece.rates.is_empty());
+            if piece.boards.capacity() > 0 {
+                used_again.fetch_add(1, Ordering::Relaxed);
+            }
+            for &board in &boards[100 * number..100 * (number + 1)] {
+                piece.boards.push(board);
+                piece.rates.push(board as f64 / 8000.0);
+            }
+            Ok(())
+        };
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let fetched = pool.install(|| fetch(&fences, &wanted, read)).unwrap();
+        let expected: Vec<u64> = boards
+            .iter()
+            .copied()
+            .filter(|board| wanted.binary_search(board).is_ok())
+            .collect();
+        assert_eq!(fetched.boards(), expected);
+        let rates: Vec<f64> = expected.iter().map(|&b| b as f64 / 8000.0).collect();
+        assert_eq!(fetched.rates(), rates);
+        assert!(used_again.load(Ordering::Relaxed) > 0);
     }
 
     #[test]

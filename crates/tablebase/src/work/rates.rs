@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::{WordReader, WordWriter};
 use crate::solve::Solved;
-use crate::storage::LayerFile;
+use crate::storage::{LayerFile, Piece};
 use crate::{Error, Rate};
 
 /// Writes a layer file's positions to `path` as working rates in `R`, and
@@ -99,9 +99,18 @@ impl RatesFile {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn fetch<R: Rate>(&self, wanted: &[u64]) -> Result<Solved<R>, Error> {
-        crate::storage::fetch(&self.fences, wanted, |piece| {
+        crate::storage::fetch(&self.fences, wanted, |piece, into: &mut Piece<R>| {
             let start = piece * FETCH;
-            self.read(start, FETCH.min(self.len() - start))
+            let count = FETCH.min(self.len() - start);
+            into.bytes.resize(16 * count, 0);
+            self.words.read_bytes(2 * start, &mut into.bytes)?;
+            for position in into.bytes.chunks_exact(16) {
+                let (board, rate) = position.split_at(8);
+                let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+                into.boards.push(word(board));
+                into.rates.push(R::from_bits(word(rate)));
+            }
+            Ok(())
         })
     }
 }

@@ -247,18 +247,27 @@ impl WordReader {
         let mut at = start;
         while at < start + count {
             let piece = &mut bytes[..8 * READ_PIECE.min(start + count - at)];
-            self.file
-                .read_exact_at(piece, 8 * at as u64)
-                .map_err(|source| Error::Io {
-                    path: self.path.clone(),
-                    source,
-                })?;
+            self.read_bytes(at, piece)?;
             for chunk in piece.chunks_exact(8) {
                 visit(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
             }
             at += piece.len() / 8;
         }
         Ok(())
+    }
+
+    /// Reads the words from `start` on into `bytes`, as stored (8
+    /// little-endian bytes each), as many as it holds.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn read_bytes(&self, start: usize, bytes: &mut [u8]) -> Result<(), Error> {
+        self.file
+            .read_exact_at(bytes, 8 * start as u64)
+            .map_err(|source| Error::Io {
+                path: self.path.clone(),
+                source,
+            })
     }
 
     /// Every word.
