@@ -79,8 +79,9 @@ pub enum Event {
         /// not fit the memory budget.
         segments: usize,
         /// Whether its segments fetched the children they look up from
-        /// disk, the two layers after it not fitting the budget beside a
-        /// segment (else they were held in memory).
+        /// disk (a layer of the horizon looks up none), the two layers
+        /// after it not fitting the budget beside a segment (else they
+        /// were held in memory).
         fetched: bool,
         /// The time it took.
         elapsed: Duration,

@@ -624,8 +624,9 @@ fn checksum(file: &File, len: u64) -> io::Result<u32> {
 
 /// One piece of a stored layer as [`fetch`] reads it: its boards and
 /// rates, and the bytes they were read from, kept to be filled again by
-/// the next piece a thread reads (where each piece's own buffers, zeroed
-/// and freed, cost as much as reading it).
+/// the next piece a thread reads (fresh buffers for each piece, zeroed
+/// and freed, took a tenth of the CPU time of `tb-build build free8 16
+/// --memory 40M`).
 #[derive(Debug)]
 pub(crate) struct Piece<R> {
     pub boards: Vec<u64>,

@@ -104,9 +104,9 @@ impl RatesFile {
             let count = FETCH.min(self.len() - start);
             into.bytes.resize(16 * count, 0);
             self.words.read_bytes(2 * start, &mut into.bytes)?;
+            let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
             for position in into.bytes.chunks_exact(16) {
                 let (board, rate) = position.split_at(8);
-                let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
                 into.boards.push(word(board));
                 into.rates.push(R::from_bits(word(rate)));
             }
