@@ -31,6 +31,21 @@ pub fn unpack<R: Rate>(layer: &LayerFile, path: &Path) -> Result<RatesFile, Erro
 /// Positions per piece read when fetching from a [`RatesFile`] (64 KiB).
 const FETCH: usize = 4096;
 
+/// Bytes of a position in a working file of rates: its board, then its
+/// rate's bits, a word each.
+const POSITION_BYTES: usize = 16;
+
+/// Appends the positions of `bytes`, as a working file of rates stores
+/// them, to `boards` and `rates`.
+fn push_positions<R: Rate>(bytes: &[u8], boards: &mut Vec<u64>, rates: &mut Vec<R>) {
+    let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+    for position in bytes.chunks_exact(POSITION_BYTES) {
+        let (board, rate) = position.split_at(8);
+        boards.push(word(board));
+        rates.push(R::from_bits(word(rate)));
+    }
+}
+
 /// A solved layer's working file, opened to read it whole or to fetch the
 /// rates of given boards, a piece at a time.
 #[derive(Debug)]
@@ -71,15 +86,13 @@ impl RatesFile {
     /// [`Error::Io`] naming the file.
     pub fn read<R: Rate>(&self, start: usize, count: usize) -> Result<(Vec<u64>, Vec<R>), Error> {
         let (mut boards, mut rates) = (Vec::with_capacity(count), Vec::with_capacity(count));
-        let mut board = true;
-        self.words.visit(2 * start, 2 * count, |word| {
-            if board {
-                boards.push(word);
-            } else {
-                rates.push(R::from_bits(word));
-            }
-            board = !board;
-        })?;
+        // Through a buffer of one piece: a layer is never in memory twice.
+        let mut bytes = vec![0u8; POSITION_BYTES * FETCH.min(count)];
+        for at in (start..start + count).step_by(FETCH) {
+            let piece = &mut bytes[..POSITION_BYTES * FETCH.min(start + count - at)];
+            self.words.read_bytes(2 * at, piece)?;
+            push_positions(piece, &mut boards, &mut rates);
+        }
         Ok((boards, rates))
     }
 
@@ -102,14 +115,9 @@ impl RatesFile {
         crate::storage::fetch(&self.fences, wanted, |piece, into: &mut Piece<R>| {
             let start = piece * FETCH;
             let count = FETCH.min(self.len() - start);
-            into.bytes.resize(16 * count, 0);
+            into.bytes.resize(POSITION_BYTES * count, 0);
             self.words.read_bytes(2 * start, &mut into.bytes)?;
-            let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
-            for position in into.bytes.chunks_exact(16) {
-                let (board, rate) = position.split_at(8);
-                into.boards.push(word(board));
-                into.rates.push(R::from_bits(word(rate)));
-            }
+            push_positions(&into.bytes, &mut into.boards, &mut into.rates);
             Ok(())
         })
     }
@@ -134,6 +142,15 @@ mod tests {
         let file = RatesFile::open(&path).unwrap();
         let all = file.read_all().unwrap();
         assert_eq!((all.boards(), all.rates()), (&boards[..], &rates[..]));
+        // From inside a piece, across pieces, and to the end.
+        for (start, count) in [(0, 0), (1, 1), (4095, 2), (7, 9000), (16_383, 3617)] {
+            let read = file.read::<f64>(start, count).unwrap();
+            let range = start..start + count;
+            assert_eq!(
+                read,
+                (boards[range.clone()].to_vec(), rates[range].to_vec())
+            );
+        }
 
         // Boards before, between, on and after the stored ones, over
         // several pieces and none.

@@ -232,30 +232,6 @@ impl WordReader {
         Ok(words)
     }
 
-    /// Calls `visit` with the words `start..start + count` in order, read
-    /// through a small buffer (a layer is never in memory twice).
-    ///
-    /// # Errors
-    /// [`Error::Io`] naming the file.
-    pub fn visit(
-        &self,
-        start: usize,
-        count: usize,
-        mut visit: impl FnMut(u64),
-    ) -> Result<(), Error> {
-        let mut bytes = vec![0u8; 8 * READ_PIECE.min(count)];
-        let mut at = start;
-        while at < start + count {
-            let piece = &mut bytes[..8 * READ_PIECE.min(start + count - at)];
-            self.read_bytes(at, piece)?;
-            for chunk in piece.chunks_exact(8) {
-                visit(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-            }
-            at += piece.len() / 8;
-        }
-        Ok(())
-    }
-
     /// Reads the words from `start` on into `bytes`, as stored (8
     /// little-endian bytes each), as many as it holds.
     ///
