@@ -54,7 +54,7 @@ struct Args {
     /// A transposition table of this size shared by all threads (e.g. 1G;
     /// rounded down to a power of two) [default: none, or 256M for the
     /// heuristic]
-    #[arg(short = 'c', long, value_name = "SIZE", value_parser = parse_size)]
+    #[arg(short = 'c', long, value_name = "SIZE", value_parser = cli::parse_memory)]
     cache: Option<u64>,
 
     /// Let a deeper result in the table answer a shallower query
@@ -70,7 +70,12 @@ struct Args {
     /// Value chance nodes reached with a probability below this by the
     /// evaluator instead of searching them (e.g. 0.0001) [default: none, or
     /// 0.0001 for the heuristic]
-    #[arg(long, value_name = "PROBABILITY")]
+    #[arg(
+        long,
+        value_name = "PROBABILITY",
+        value_parser = parse_cutoff,
+        allow_negative_numbers = true
+    )]
     cutoff: Option<f64>,
 
     #[command(flatten)]
@@ -81,8 +86,11 @@ fn main() -> ExitCode {
     cli::main_with("eval", || evaluate(Args::parse()))
 }
 
-fn parse_size(text: &str) -> Result<u64, String> {
-    ntuple::parse_bytes(text).ok_or_else(|| format!("{text:?} is not a size (e.g. 512M, 1G)"))
+fn parse_cutoff(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(probability) if (0.0..=1.0).contains(&probability) => Ok(probability),
+        _ => Err(format!("{text:?} is not a probability (0 to 1)")),
+    }
 }
 
 fn evaluate(args: Args) -> anyhow::Result<()> {

@@ -72,6 +72,15 @@ fn bad_files_and_networks_are_clear_errors() {
             "eval: net.nw: holds network 0123 4567, not 012345",
         ),
         (&["-i", "net.nw", "-e", "many"], "is not an episode count"),
+        (&["--cutoff", "2"], "\"2\" is not a probability (0 to 1)"),
+        (
+            &["--cutoff", "NaN"],
+            "\"NaN\" is not a probability (0 to 1)",
+        ),
+        (
+            &["--cutoff", "-0.5"],
+            "\"-0.5\" is not a probability (0 to 1)",
+        ),
         // A network name only checks a file; without one there is nothing to check.
         (&["-n", "2x4patt"], "--input <FILE>"),
     ];

@@ -39,14 +39,19 @@ enum Command {
         #[arg(short = 'o', long, value_name = "DIR")]
         output: Option<PathBuf>,
         /// Probability that a new tile is a 4
-        #[arg(long, default_value_t = 0.1)]
+        #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
         four_rate: f64,
         /// How rates are stored, and solved: f64, f32, u32 (fixed point,
         /// the reference's default) or u16 (solved in f64)
         #[arg(long, default_value = "u32")]
         precision: Precision,
         /// Do not store positions whose rate is at or below this (0 to 1)
-        #[arg(long, default_value_t = 0.0, value_parser = parse_prune)]
+        #[arg(
+            long,
+            default_value_t = 0.0,
+            value_parser = parse_prune,
+            allow_negative_numbers = true
+        )]
         prune: f64,
         /// Keep only the positions on optimal lines: those met by always
         /// playing a best move from the seeds (much smaller; every position

@@ -435,6 +435,15 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             &["build", "L3", "64", "--four-rate", "1.5"],
             "4-rate 1.5 is not a probability",
         ),
+        // Negative numbers reach the options' own checks.
+        (
+            &["build", "L3", "64", "--prune", "-1"],
+            "\"-1\" is not a rate from 0 up to 1",
+        ),
+        (
+            &["build", "L3", "64", "--four-rate", "-0.1"],
+            "4-rate -0.1 is not a probability",
+        ),
     ] {
         let output = tb_build(args, dir.path());
         assert!(!output.status.success(), "{args:?}");

@@ -67,6 +67,15 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ),
         (&["-i", "missing.nw"], "missing.nw"),
         (&["-n", "2x4patt", "-a", "nan"], "is not a learning rate"),
+        // Negative numbers reach the option's own check.
+        (
+            &["-n", "2x4patt", "-a", "-1"],
+            "\"-1\" is not a learning rate",
+        ),
+        (
+            &["-n", "2x4patt", "--four-rate", "-0.5"],
+            "4-rate must be between 0 and 1, not -0.5",
+        ),
         (
             &["-n", "2x4patt", "--norm", "0"],
             "invalid value '0' for '--norm",

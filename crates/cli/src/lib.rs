@@ -16,7 +16,7 @@ use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 pub struct RunArgs {
     /// Seed: any text. The same seed replays the same episodes, bit for bit
     /// with one thread [default: from the clock, printed in the header]
-    #[arg(short = 's', long)]
+    #[arg(short = 's', long, allow_negative_numbers = true)]
     pub seed: Option<String>,
 
     /// Threads playing at once, sharing one network without locks
@@ -59,7 +59,12 @@ pub struct PlayArgs {
     pub win: u8,
 
     /// Probability that a new tile is a 4
-    #[arg(long, default_value_t = 0.1, value_parser = parse_four_rate)]
+    #[arg(
+        long,
+        default_value_t = 0.1,
+        value_parser = parse_four_rate,
+        allow_negative_numbers = true
+    )]
     pub four_rate: f64,
 
     /// A multistage network: the tile sums where each copy of the tables
@@ -81,7 +86,7 @@ impl PlayArgs {
 pub struct LearnArgs {
     /// Learning rate, divided by the number of features unless --norm is
     /// given [default: 0.1; 1.0 with temporal coherence (--tc)]
-    #[arg(short = 'a', long, value_parser = parse_alpha)]
+    #[arg(short = 'a', long, value_parser = parse_alpha, allow_negative_numbers = true)]
     pub alpha: Option<f32>,
 
     /// Divide the learning rate by this instead of the number of features
