@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 
 use crate::atomic::remove_temporaries;
 use crate::rank::{Marks, Ranked};
-use crate::solve::{self, Solved};
+use crate::solve::{self, Solved, Sought};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision};
 use crate::work::{
     GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all, lock,
@@ -431,7 +431,7 @@ fn solve_all<R: Rate>(
             work: &work,
         };
         let plan = Plan::within::<R>(budget, parents.len(), lens[0] + lens[1]);
-        let stored = if let Plan::Fetched(segment) = plan {
+        let stored = if let Plan::Fetched(segment_bytes) = plan {
             // Segments fetch their children from working rates, and write
             // their file after the file written behind.
             writing.wait()?;
@@ -440,7 +440,8 @@ fn solve_all<R: Rate>(
                     children[side] = working_rates(index + 1 + side, Some(&layer))?;
                 }
             }
-            let stored = solving.in_segments::<R>(&parents, Children::Files(&children), segment)?;
+            let children = Children::Files(&children, segment_bytes);
+            let stored = solving.in_segments::<R>(&parents, children)?;
             layer_done(&work, index)?;
             stored
         } else {
@@ -454,8 +455,8 @@ fn solve_all<R: Rate>(
             let (next, after) = (next?, after?);
             if let Plan::Held(segment) = plan {
                 writing.wait()?;
-                let stored =
-                    solving.in_segments(&parents, Children::Held([&next, &after]), segment)?;
+                let children = Children::Held([&next, &after], segment);
+                let stored = solving.in_segments(&parents, children)?;
                 layer_done(&work, index)?;
                 // The layers below read this one from its working rates.
                 held = [None, Some(next)];
@@ -517,18 +518,40 @@ pub(crate) const fn held_bytes_per_position<R>() -> u64 {
     16 + size_of::<R>() as u64
 }
 
-/// Bytes per position of a layer solved in segments that fetch their
-/// children: its boards and rates, and the children it looks up (up to 16
-/// empty cells, 2 spawns, 4 moves; far fewer after removing repeats),
-/// noted and fetched with their rates. L3 needs about 400.
+/// Bytes per position allowed for where a layer is thinned a segment at a
+/// time, or before a segment that fetches its children has measured what
+/// its positions take: its boards and rates, and the children it looks up
+/// (up to 16 empty cells, 2 spawns, 4 moves; far fewer after removing
+/// repeats), noted and fetched with their rates. L3 needs about 400.
 const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
+
+/// Bytes of `positions` of a segment that fetches its children, solved in
+/// `R`, and of the `sought` boards they look up ([`Sought::len`]): 8 and
+/// a rate for a position's board and rate, as much again for the copies
+/// the segment keeps; 8 for a sought board in the lists, then, fetched,
+/// its board, rate and lookups ([`held_bytes_per_position`]). Merging the
+/// lists takes no more: 8 bytes a board for the lists, 8 for the merged.
+const fn fetching_bytes<R>(positions: usize, sought: usize) -> u64 {
+    let rate = size_of::<R>() as u64;
+    (16 + 2 * rate) * positions as u64 + (8 + held_bytes_per_position::<R>()) * sought as u64
+}
 
 /// The fewest positions of a segment, whatever the budget: smaller ones
 /// would cost more in reading and sorting than they save in memory.
 const LEAST_SEGMENT: usize = 1 << 12;
 
-/// The positions of a layer solved (or thinned) a segment at a time within
-/// `budget` bytes, its children fetched: all of them without a budget.
+/// The fewest positions a segment that fetches its children takes at a
+/// time once it has some ([`Solving::gather`]): as many as [`Sought`]
+/// lists the children of in one run.
+const LEAST_BATCH: usize = 1 << 10;
+
+/// The most positions a segment that fetches its children takes at a
+/// time, which bounds how far a batch of positions that take more than
+/// those before them can carry it past its bytes.
+const MOST_BATCH: usize = 1 << 14;
+
+/// The positions of a layer thinned a segment at a time within `budget`
+/// bytes, its children fetched: all of them without a budget.
 pub(crate) fn segment_positions(budget: Option<u64>) -> usize {
     budget.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
@@ -545,9 +568,9 @@ enum Plan {
     /// In segments of this many positions, against the two layers after it
     /// in memory.
     Held(usize),
-    /// In segments of this many positions, each fetching the children it
-    /// looks up from the two layers' working rates.
-    Fetched(usize),
+    /// In segments of this many bytes, each fetching the children it looks
+    /// up from the two layers' working rates.
+    Fetched(u64),
 }
 
 impl Plan {
@@ -573,7 +596,7 @@ impl Plan {
         } else if room >= LEAST_SEGMENT {
             Self::Held(room)
         } else {
-            Self::Fetched(segment_positions(budget))
+            Self::Fetched(bytes)
         }
     }
 }
@@ -591,14 +614,16 @@ struct Stored {
     segments: usize,
 }
 
-/// Where the segments of a layer find the children they look up.
+/// Where the segments of a layer find the children they look up, and how
+/// large the segments are.
 #[derive(Clone, Copy)]
 enum Children<'a, R> {
-    /// The two layers after it, in memory.
-    Held([&'a Solved<R>; 2]),
+    /// The two layers after it, in memory; segments of this many positions.
+    Held([&'a Solved<R>; 2], usize),
     /// Their working rates (`None` past the last layer), from which each
-    /// segment fetches the children it looks up.
-    Files(&'a [Option<RatesFile>; 2]),
+    /// segment fetches the children it looks up; segments of this many
+    /// bytes ([`Solving::gather`]).
+    Files(&'a [Option<RatesFile>; 2], u64),
 }
 
 /// One layer being solved, and where its files go.
@@ -709,43 +734,43 @@ impl Solving<'_> {
         Ok((solved, stored))
     }
 
-    /// Solves the layer `segment` positions at a time against its
-    /// `children`; writes its working rates as they come, then its layer
-    /// file from them. Returns what the file came to.
+    /// Solves the layer a segment at a time against its `children`; writes
+    /// its working rates as they come, then its layer file from them.
+    /// Returns what the file came to.
     fn in_segments<R: Rate>(
         &self,
         parents: &Generated,
         children: Children<'_, R>,
-        segment: usize,
     ) -> Result<Stored, Error> {
-        let Self {
-            spec, mover, index, ..
-        } = *self;
         let prune = self.options.prune;
-        let path = rates_path(self.work, index);
+        let path = rates_path(self.work, self.index);
         let mut out = WordWriter::create(&path)?;
         let (mut stored, mut segments) = (0, 0);
-        for start in (0..parents.len()).step_by(segment) {
+        let mut start = 0;
+        // The most a position of a segment that fetches took.
+        let mut most = None;
+        while start < parents.len() {
             segments += 1;
-            let boards = parents.read(start, segment.min(parents.len() - start))?;
-            let fetched: [Solved<R>; 2];
+            let (boards, fetched): (Vec<u64>, [Solved<R>; 2]);
             let [next, after] = match children {
-                Children::Held(layers) => layers,
-                Children::Files(files) => {
-                    fetched = if spec.is_horizon(index) {
-                        [Solved::default(), Solved::default()]
-                    } else {
-                        let wanted = solve::wanted(spec, mover, index, &boards);
-                        let fetch = |side: usize| {
-                            files[side]
-                                .as_ref()
-                                .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
-                        };
-                        [fetch(0)?, fetch(1)?]
+                Children::Held(layers, segment) => {
+                    boards = parents.read(start, segment.min(parents.len() - start))?;
+                    layers
+                }
+                Children::Files(files, bytes) => {
+                    let sought;
+                    (boards, sought) = self.gather::<R>(parents, start, bytes, &mut most)?;
+                    let wanted = sought.finish();
+                    let fetch = |side: usize| {
+                        files[side]
+                            .as_ref()
+                            .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
                     };
+                    fetched = [fetch(0)?, fetch(1)?];
                     [&fetched[0], &fetched[1]]
                 }
             };
+            start += boards.len();
             // A segment is written, not held: it needs no lookups.
             let rates = self.rates(&boards, next, after);
             let (kept_boards, kept_rates) = solve::kept(&boards, &rates);
@@ -758,7 +783,7 @@ impl Solving<'_> {
         out.finish()?;
         let header = self.header(stored);
         let bytes = store_layer(
-            &layer_path(self.dir, index),
+            &layer_path(self.dir, self.index),
             &header,
             &RatesFile::open(&path)?,
             |rate: R| rate.probability() > prune,
@@ -769,6 +794,58 @@ impl Solving<'_> {
             bytes,
             segments,
         })
+    }
+
+    /// The positions of the segment of `parents` from `start` within
+    /// `bytes`, with the children they look up (none in the horizon).
+    ///
+    /// A layer's positions differ in how many children they look up (those
+    /// of free8-32's layers took 60 to 240 bytes each, against the 1,024
+    /// allowed for before), so positions are taken a batch at a time, each batch half of what the room left
+    /// would hold at the most bytes a position that a batch of the layer
+    /// has taken so far (`most`; before the first, an allowance). So a
+    /// segment comes close to `bytes`, and overshoots only where a batch's
+    /// positions take over twice what any before them did. A segment holds
+    /// at least [`LEAST_SEGMENT`] positions, or the rest of the layer.
+    fn gather<R: Rate>(
+        &self,
+        parents: &Generated,
+        start: usize,
+        bytes: u64,
+        most: &mut Option<u64>,
+    ) -> Result<(Vec<u64>, Sought), Error> {
+        let Self {
+            spec, mover, index, ..
+        } = *self;
+        let horizon = spec.is_horizon(index);
+        let (mut boards, mut sought) = (Vec::new(), Sought::default());
+        let left = parents.len() - start;
+        while boards.len() < left {
+            let used = fetching_bytes::<R>(boards.len(), sought.len());
+            let per_position = most.unwrap_or(SEGMENT_BYTES_PER_POSITION);
+            let room = bytes.saturating_sub(used) / per_position;
+            let least = if boards.is_empty() {
+                LEAST_SEGMENT
+            } else if room >= 2 * LEAST_BATCH as u64 {
+                LEAST_BATCH
+            } else {
+                break;
+            };
+            let batch = usize::try_from(room / 2)
+                .unwrap_or(usize::MAX)
+                .clamp(least, MOST_BATCH)
+                .min(left - boards.len());
+            let batch = parents.piece(start + boards.len(), batch)?;
+            let before = sought.len();
+            if !horizon {
+                sought.add(spec, mover, index, &batch);
+            }
+            boards.extend_from_slice(&batch);
+            let taken = fetching_bytes::<R>(batch.len(), sought.len() - before);
+            let per_position = taken.div_ceil(batch.len() as u64);
+            *most = Some(most.map_or(per_position, |most| most.max(per_position)));
+        }
+        Ok((boards, sought))
     }
 }
 
@@ -938,12 +1015,64 @@ mod tests {
         let least = held + per_parent * LEAST_SEGMENT as u64;
         assert_eq!(plan(Some(least)), Plan::Held(LEAST_SEGMENT));
         for budget in [least - 1, held, held - 1, 0] {
-            let segment = segment_positions(Some(budget));
-            assert_eq!(plan(Some(budget)), Plan::Fetched(segment), "{budget}");
+            assert_eq!(plan(Some(budget)), Plan::Fetched(budget), "{budget}");
         }
         // A layer of no positions does not read the layers after it whole
         // when they are over the budget.
         let plan = Plan::within::<f64>(Some(held - 1), 0, children);
         assert!(matches!(plan, Plan::Fetched(_)), "{plan:?}");
+    }
+
+    /// A segment that fetches its children takes the layer's positions in
+    /// order, with the children that solving them looks up, until these
+    /// come within a few batches of its bytes, and no further.
+    #[test]
+    fn segments_that_fetch_fill_their_bytes() {
+        let spec = Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
+        let mover = Mover::new(spec.formation().large());
+        let layers = crate::memory::build::<crate::Fixed>(&spec);
+        let index = (0..layers.len())
+            .max_by_key(|&index| layers[index].len())
+            .unwrap();
+        let boards = layers[index].boards();
+        let parents = Generated::Held(std::sync::Arc::new(boards.to_vec()));
+        let dir = tempfile::tempdir().unwrap();
+        let solving = Solving {
+            spec: &spec,
+            mover: &mover,
+            index,
+            batch_most: solve::BATCH_MOST,
+            options: Options::default(),
+            dir: dir.path(),
+            work: dir.path(),
+        };
+        let bytes = 4 << 20;
+        let (mut start, mut segments, mut most) = (0, 0, None);
+        while start < boards.len() {
+            let (segment, sought) = solving
+                .gather::<crate::Fixed>(&parents, start, bytes, &mut most)
+                .unwrap();
+            let end = start + segment.len();
+            assert_eq!(segment, boards[start..end]);
+            let taken = fetching_bytes::<crate::Fixed>(segment.len(), sought.len());
+            assert!(taken <= bytes, "{taken} bytes");
+            // Full but for less than two of the least batches.
+            let most = most.unwrap();
+            if end < boards.len() {
+                assert!(taken + 2 * LEAST_BATCH as u64 * most > bytes, "{taken}");
+            }
+            assert_eq!(
+                sought.finish(),
+                solve::wanted(&spec, &mover, index, &segment)
+            );
+            (start, segments) = (end, segments + 1);
+        }
+        // Positions take fewer bytes than the allowance for them, which
+        // would have made more segments.
+        let allowed = boards.len().div_ceil(segment_positions(Some(bytes)));
+        assert!(
+            segments > 1 && segments < allowed,
+            "{segments} of {allowed}"
+        );
     }
 }

@@ -7,7 +7,7 @@ use crate::generate::for_each_child;
 use crate::index::Index;
 use crate::rank::Ranked;
 use crate::rate::Rate;
-use crate::sort::sort_unique;
+use crate::sort::union;
 use crate::{Mover, Spec};
 
 /// A solved layer in memory: sorted boards, their success rates (a board
@@ -205,35 +205,77 @@ pub fn rate<R: Rate>(
 /// 4), each sorted and without repeats. Solving in pieces fetches just
 /// these from disk.
 pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<u64>; 2] {
-    let pieces: Vec<[Vec<u64>; 2]> = boards
-        .par_chunks(1 << 10)
-        .map(|chunk| {
-            let mut asked = [Vec::new(), Vec::new()];
-            for &board in chunk {
-                if !spec.is_won(board, index) {
-                    for_each_child(spec, mover, board, 1..=2, |_, side, child| {
-                        asked[side].push(child)
-                    });
+    let mut wanted = Sought::default();
+    wanted.add(spec, mover, index, boards);
+    wanted.finish()
+}
+
+/// The boards that [`layer`] looks up, gathered from one batch of boards
+/// after another: a segment solved within a budget takes boards until
+/// what they look up fills its share ([`Sought::len`]).
+#[derive(Debug, Default)]
+pub struct Sought {
+    /// Sorted runs without repeats, after a 2 and after a 4.
+    runs: [Vec<Vec<u64>>; 2],
+    /// The boards in the runs.
+    len: usize,
+}
+
+impl Sought {
+    /// Parents a run is listed from.
+    const PIECE: usize = 1 << 10;
+
+    /// Adds the boards that solving `boards` of layer `index` looks up.
+    pub fn add(&mut self, spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) {
+        let pieces: Vec<[Vec<u64>; 2]> = boards
+            .par_chunks(Self::PIECE)
+            .map(|chunk| {
+                let mut asked = [Vec::new(), Vec::new()];
+                for &board in chunk {
+                    if !spec.is_won(board, index) {
+                        for_each_child(spec, mover, board, 1..=2, |_, side, child| {
+                            asked[side].push(child)
+                        });
+                    }
                 }
-            }
-            // Unlike generation, each piece drops its repeats first, so
-            // that the lists held for a segment within a budget stay small.
-            asked.map(|mut boards| {
-                boards.sort_unstable();
-                boards.dedup();
-                boards
+                // Unlike generation, each piece drops its repeats first, and
+                // the room they took, so that the lists held for a segment
+                // within a budget stay small.
+                asked.map(|mut boards| {
+                    boards.sort_unstable();
+                    boards.dedup();
+                    boards.shrink_to_fit();
+                    boards
+                })
             })
+            .collect();
+        for [two, four] in pieces {
+            self.len += two.len() + four.len();
+            self.runs[0].push(two);
+            self.runs[1].push(four);
+        }
+    }
+
+    /// The boards held, repeats between batches included: at least as many
+    /// as [`Sought::finish`] returns.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no board is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The boards after a 2 and after a 4, each sorted and without
+    /// repeats: the runs merged, which takes at most as many boards again
+    /// as [`Sought::len`] while the runs are held.
+    pub fn finish(self) -> [Vec<u64>; 2] {
+        self.runs.map(|runs| {
+            let runs: Vec<&[u64]> = runs.iter().map(Vec::as_slice).collect();
+            union(&runs)
         })
-        .collect();
-    [0, 1].map(|side| {
-        sort_unique(
-            pieces
-                .iter()
-                .flat_map(|piece| &piece[side])
-                .copied()
-                .collect(),
-        )
-    })
+    }
 }
 
 /// The positions of `boards` whose rate in `rates` is above 0, with their
