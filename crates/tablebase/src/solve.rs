@@ -205,9 +205,9 @@ pub fn rate<R: Rate>(
 /// 4), each sorted and without repeats. Solving in pieces fetches just
 /// these from disk.
 pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<u64>; 2] {
-    let mut wanted = Sought::default();
-    wanted.add(spec, mover, index, boards);
-    wanted.finish()
+    let mut sought = Sought::default();
+    sought.add(spec, mover, index, boards);
+    sought.finish()
 }
 
 /// The boards that [`layer`] looks up, gathered from one batch of boards
@@ -215,7 +215,8 @@ pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<
 /// what they look up fills its share ([`Sought::len`]).
 #[derive(Debug, Default)]
 pub struct Sought {
-    /// Sorted runs without repeats, after a 2 and after a 4.
+    /// Sorted runs without repeats, after a 2 and after a 4: one for the
+    /// children of each [`Sought::PIECE`] boards.
     runs: [Vec<Vec<u64>>; 2],
     /// The boards in the runs.
     len: usize,
@@ -256,8 +257,8 @@ impl Sought {
         }
     }
 
-    /// The boards held, repeats between batches included: at least as many
-    /// as [`Sought::finish`] returns.
+    /// The boards held, repeats between runs included: at least as many as
+    /// [`Sought::finish`] returns.
     pub fn len(&self) -> usize {
         self.len
     }
