@@ -47,6 +47,17 @@ fn help_explains_every_option() {
 }
 
 #[test]
+fn a_seed_is_any_text_a_negative_number_too() {
+    let dir = tempfile::tempdir().unwrap();
+    for seed in ["-5", "a seed"] {
+        let output = train(&["-n", "0123", "-t", "1x10", "-s", seed], dir.path());
+        assert!(output.status.success(), "{seed}: {}", text(&output.stderr));
+        let stdout = text(&output.stdout);
+        assert!(stdout.contains(&format!("seed = {seed}\n")), "{stdout}");
+    }
+}
+
+#[test]
 fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     let cases: &[(&[&str], &str)] = &[
