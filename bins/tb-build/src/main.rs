@@ -270,23 +270,25 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             fetched,
             elapsed,
         } => {
-            let plural = if segments == 1 { "" } else { "s" };
-            let segments = if fetched {
-                format!("  in {segments} segment{plural}, children fetched from disk")
-            } else if segments > 1 {
-                format!("  in {segments} segments")
-            } else {
-                String::new()
-            };
             say(format!(
-                "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}{segments}",
-                rate(positions, elapsed)
+                "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}{}",
+                rate(positions, elapsed),
+                in_segments(segments, fetched)
             ));
             bar.inc(1);
         }
-        Event::Thinned { layer, kept, bytes } => {
+        Event::Thinned {
+            layer,
+            kept,
+            bytes,
+            segments,
+            fetched,
+            elapsed,
+        } => {
             say(format!(
-                "thinned   layer {layer:4}: {kept:>11} positions on optimal lines, {bytes:>10} bytes"
+                "thinned   layer {layer:4}: {kept:>11} positions on optimal lines, {bytes:>10} bytes  {}{}",
+                rate(kept, elapsed),
+                in_segments(segments, fetched)
             ));
         }
     };
@@ -319,6 +321,17 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             .map_or_else(|| "unknown".to_owned(), ntuple::format_bytes)
     )?;
     Ok(())
+}
+
+/// How a layer was solved or thinned within the budget, for its line:
+/// nothing when whole, or when it has no positions to cut.
+fn in_segments(segments: usize, fetched: bool) -> String {
+    match (segments, fetched) {
+        (0, _) | (1, false) => String::new(),
+        (1, true) => "  in 1 segment, children fetched from disk".to_owned(),
+        (_, true) => format!("  in {segments} segments, children fetched from disk"),
+        (_, false) => format!("  in {segments} segments"),
+    }
 }
 
 fn rate(positions: usize, elapsed: Duration) -> String {

@@ -24,7 +24,8 @@ use std::time::{Duration, Instant};
 
 use crate::atomic::remove_temporaries;
 use crate::rank::{Marks, Ranked};
-use crate::solve::{self, Solved, Sought};
+use crate::segment::{LEAST_SEGMENT, Segments};
+use crate::solve::{self, Solved};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision};
 use crate::work::{
     GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all, lock,
@@ -94,6 +95,14 @@ pub enum Event {
         kept: usize,
         /// The bytes of its file.
         bytes: u64,
+        /// The segments it was thinned in: 1 when whole, more when it did
+        /// not fit the memory budget.
+        segments: usize,
+        /// Whether its segments fetched the children they look up from
+        /// disk, the two layers after it not fitting half the budget.
+        fetched: bool,
+        /// The time it took.
+        elapsed: Duration,
     },
 }
 
@@ -264,14 +273,7 @@ pub fn build(
     summary.stored += stored;
     summary.bytes += bytes;
     if options.optimal_only {
-        let (stored, bytes) = optimal::thin(
-            spec,
-            dir,
-            &work,
-            options.level,
-            budget,
-            &mut |layer, kept, bytes| report(Event::Thinned { layer, kept, bytes }),
-        )?;
+        let (stored, bytes) = optimal::thin(spec, dir, &work, options.level, budget, report)?;
         (summary.stored, summary.bytes) = (stored, bytes);
     }
     fs::remove_dir_all(&work).map_err(io(&work))?;
@@ -440,7 +442,9 @@ fn solve_all<R: Rate>(
                     children[side] = working_rates(index + 1 + side, Some(&layer))?;
                 }
             }
-            let children = Children::Files(&children, segment_bytes);
+            let seek = (!spec.is_horizon(index)).then_some((spec, mover, index));
+            let cost: FetchingBytes = |batch, sought| fetching_bytes::<R>(batch.len(), sought);
+            let children = Children::Files(&children, Segments::new(segment_bytes, cost, seek));
             let stored = solving.in_segments::<R>(&parents, children)?;
             layer_done(&work, index)?;
             stored
@@ -518,46 +522,16 @@ pub(crate) const fn held_bytes_per_position<R>() -> u64 {
     16 + size_of::<R>() as u64
 }
 
-/// Bytes per position allowed for where a layer is thinned a segment at a
-/// time, or before a segment that fetches its children has measured what
-/// its positions take: its boards and rates, and the children it looks up
-/// (up to 16 empty cells, 2 spawns, 4 moves; far fewer after removing
-/// repeats), noted and fetched with their rates. L3 needs about 400.
-const SEGMENT_BYTES_PER_POSITION: u64 = 1024;
-
 /// Bytes of `positions` of a segment that fetches its children, solved in
-/// `R`, and of the `sought` boards they look up ([`Sought::len`]): 8 and
-/// a rate for a position's board and rate, as much again for the copies
-/// the segment keeps; 8 for a sought board in the lists, then, fetched,
-/// its board, rate and lookups ([`held_bytes_per_position`]). Merging the
-/// lists takes no more: 8 bytes a board for the lists, 8 for the merged.
-const fn fetching_bytes<R>(positions: usize, sought: usize) -> u64 {
+/// `R`, and of the `sought` boards they look up
+/// ([`solve::Sought::len`]): 8 and a rate for a position's board and
+/// rate, as much again for the copies the segment keeps; 8 for a sought
+/// board in the lists, then, fetched, its board, rate and lookups
+/// ([`held_bytes_per_position`]). Merging the lists takes no more: 8
+/// bytes a board for the lists, 8 for the merged.
+pub(crate) const fn fetching_bytes<R>(positions: usize, sought: usize) -> u64 {
     let rate = size_of::<R>() as u64;
     (16 + 2 * rate) * positions as u64 + (8 + held_bytes_per_position::<R>()) * sought as u64
-}
-
-/// The fewest positions of a segment, whatever the budget: smaller ones
-/// would cost more in reading and sorting than they save in memory.
-const LEAST_SEGMENT: usize = 1 << 12;
-
-/// The fewest positions a segment that fetches its children takes at a
-/// time once it has some ([`Solving::gather`]): as many as [`Sought`]
-/// lists the children of in one run.
-const LEAST_BATCH: usize = 1 << 10;
-
-/// The most positions a segment that fetches its children takes at a
-/// time, which bounds how far a batch of positions that take more than
-/// those before them can carry it past its bytes.
-const MOST_BATCH: usize = 1 << 14;
-
-/// The positions of a layer thinned a segment at a time within `budget`
-/// bytes, its children fetched: all of them without a budget.
-pub(crate) fn segment_positions(budget: Option<u64>) -> usize {
-    budget.map_or(usize::MAX, |bytes| {
-        usize::try_from(bytes / SEGMENT_BYTES_PER_POSITION)
-            .unwrap_or(usize::MAX)
-            .max(LEAST_SEGMENT)
-    })
 }
 
 /// How a layer is solved within the budget.
@@ -616,15 +590,19 @@ struct Stored {
 
 /// Where the segments of a layer find the children they look up, and how
 /// large the segments are.
-#[derive(Clone, Copy)]
 enum Children<'a, R> {
     /// The two layers after it, in memory; segments of this many positions.
     Held([&'a Solved<R>; 2], usize),
     /// Their working rates (`None` past the last layer), from which each
-    /// segment fetches the children it looks up; segments of this many
-    /// bytes ([`Solving::gather`]).
-    Files(&'a [Option<RatesFile>; 2], u64),
+    /// segment fetches the children it looks up; segments cut by what
+    /// their positions and those children take ([`fetching_bytes`]).
+    Files(&'a [Option<RatesFile>; 2], Segments<'a, FetchingBytes>),
 }
+
+/// What a batch of positions of a segment that fetches its children
+/// takes, given the children it adds to the segment's: [`fetching_bytes`]
+/// in the layer's rates.
+type FetchingBytes = fn(&[u64], usize) -> u64;
 
 /// One layer being solved, and where its files go.
 struct Solving<'a> {
@@ -740,26 +718,25 @@ impl Solving<'_> {
     fn in_segments<R: Rate>(
         &self,
         parents: &Generated,
-        children: Children<'_, R>,
+        mut children: Children<'_, R>,
     ) -> Result<Stored, Error> {
         let prune = self.options.prune;
         let path = rates_path(self.work, self.index);
         let mut out = WordWriter::create(&path)?;
         let (mut stored, mut segments) = (0, 0);
         let mut start = 0;
-        // The most a position of a segment that fetches took.
-        let mut most = None;
         while start < parents.len() {
             segments += 1;
             let (boards, fetched): (Vec<u64>, [Solved<R>; 2]);
-            let [next, after] = match children {
+            let [next, after] = match &mut children {
                 Children::Held(layers, segment) => {
-                    boards = parents.read(start, segment.min(parents.len() - start))?;
-                    layers
+                    boards = parents.read(start, (*segment).min(parents.len() - start))?;
+                    *layers
                 }
-                Children::Files(files, bytes) => {
+                Children::Files(files, cut) => {
                     let sought;
-                    (boards, sought) = self.gather::<R>(parents, start, bytes, &mut most)?;
+                    (boards, sought) =
+                        cut.next(start, parents.len(), |at, count| parents.piece(at, count))?;
                     let wanted = sought.finish();
                     let fetch = |side: usize| {
                         files[side]
@@ -794,58 +771,6 @@ impl Solving<'_> {
             bytes,
             segments,
         })
-    }
-
-    /// The positions of the segment of `parents` from `start` within
-    /// `bytes`, with the children they look up (none in the horizon).
-    ///
-    /// A layer's positions differ in how many children they look up (those
-    /// of free8-32's layers took 60 to 240 bytes each, against the 1,024
-    /// allowed for before), so positions are taken a batch at a time, each batch half of what the room left
-    /// would hold at the most bytes a position that a batch of the layer
-    /// has taken so far (`most`; before the first, an allowance). So a
-    /// segment comes close to `bytes`, and overshoots only where a batch's
-    /// positions take over twice what any before them did. A segment holds
-    /// at least [`LEAST_SEGMENT`] positions, or the rest of the layer.
-    fn gather<R: Rate>(
-        &self,
-        parents: &Generated,
-        start: usize,
-        bytes: u64,
-        most: &mut Option<u64>,
-    ) -> Result<(Vec<u64>, Sought), Error> {
-        let Self {
-            spec, mover, index, ..
-        } = *self;
-        let horizon = spec.is_horizon(index);
-        let (mut boards, mut sought) = (Vec::new(), Sought::default());
-        let left = parents.len() - start;
-        while boards.len() < left {
-            let used = fetching_bytes::<R>(boards.len(), sought.len());
-            let per_position = most.unwrap_or(SEGMENT_BYTES_PER_POSITION);
-            let room = bytes.saturating_sub(used) / per_position;
-            let least = if boards.is_empty() {
-                LEAST_SEGMENT
-            } else if room >= 2 * LEAST_BATCH as u64 {
-                LEAST_BATCH
-            } else {
-                break;
-            };
-            let batch = usize::try_from(room / 2)
-                .unwrap_or(usize::MAX)
-                .clamp(least, MOST_BATCH)
-                .min(left - boards.len());
-            let batch = parents.piece(start + boards.len(), batch)?;
-            let before = sought.len();
-            if !horizon {
-                sought.add(spec, mover, index, &batch);
-            }
-            boards.extend_from_slice(&batch);
-            let taken = fetching_bytes::<R>(batch.len(), sought.len() - before);
-            let per_position = taken.div_ceil(batch.len() as u64);
-            *most = Some(most.map_or(per_position, |most| most.max(per_position)));
-        }
-        Ok((boards, sought))
     }
 }
 
@@ -1021,58 +946,5 @@ mod tests {
         // when they are over the budget.
         let plan = Plan::within::<f64>(Some(held - 1), 0, children);
         assert!(matches!(plan, Plan::Fetched(_)), "{plan:?}");
-    }
-
-    /// A segment that fetches its children takes the layer's positions in
-    /// order, with the children that solving them looks up, until these
-    /// come within a few batches of its bytes, and no further.
-    #[test]
-    fn segments_that_fetch_fill_their_bytes() {
-        let spec = Spec::new(crate::Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
-        let mover = Mover::new(spec.formation().large());
-        let layers = crate::memory::build::<crate::Fixed>(&spec);
-        let index = (0..layers.len())
-            .max_by_key(|&index| layers[index].len())
-            .unwrap();
-        let boards = layers[index].boards();
-        let parents = Generated::Held(std::sync::Arc::new(boards.to_vec()));
-        let dir = tempfile::tempdir().unwrap();
-        let solving = Solving {
-            spec: &spec,
-            mover: &mover,
-            index,
-            batch_most: solve::BATCH_MOST,
-            options: Options::default(),
-            dir: dir.path(),
-            work: dir.path(),
-        };
-        let bytes = 4 << 20;
-        let (mut start, mut segments, mut most) = (0, 0, None);
-        while start < boards.len() {
-            let (segment, sought) = solving
-                .gather::<crate::Fixed>(&parents, start, bytes, &mut most)
-                .unwrap();
-            let end = start + segment.len();
-            assert_eq!(segment, boards[start..end]);
-            let taken = fetching_bytes::<crate::Fixed>(segment.len(), sought.len());
-            assert!(taken <= bytes, "{taken} bytes");
-            // Full but for less than two of the least batches.
-            let most = most.unwrap();
-            if end < boards.len() {
-                assert!(taken + 2 * LEAST_BATCH as u64 * most > bytes, "{taken}");
-            }
-            assert_eq!(
-                sought.finish(),
-                solve::wanted(&spec, &mover, index, &segment)
-            );
-            (start, segments) = (end, segments + 1);
-        }
-        // Positions take fewer bytes than the allowance for them, which
-        // would have made more segments.
-        let allowed = boards.len().div_ceil(segment_positions(Some(bytes)));
-        assert!(
-            segments > 1 && segments < allowed,
-            "{segments} of {allowed}"
-        );
     }
 }

@@ -48,6 +48,7 @@ mod missing;
 pub mod optimal;
 mod rank;
 pub mod rate;
+mod segment;
 mod slide;
 pub mod solve;
 pub mod sort;

@@ -7,30 +7,34 @@
 //! position's rate only needs its best children, which are kept, so
 //! `tb-build verify` still recomputes them exactly.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use rayon::iter::Either;
 use rayon::prelude::*;
 
-use crate::builder::{held_bytes_per_position, layer_path, segment_positions, store_layer};
-use crate::generate::for_each_child;
-use crate::solve::{self, Solved};
+use crate::builder::{Event, fetching_bytes, held_bytes_per_position, layer_path, store_layer};
+use crate::generate::{empty_cells, for_each_child};
+use crate::segment::Segments;
+use crate::solve::{Solved, Sought};
 use crate::sort::sort_unique;
 use crate::storage::{LayerFile, LayerHeader};
 use crate::work::{RatesFile, Runs, WordReader, WordWriter, remove_if_present, unpack};
 use crate::{Error, Mover, Spec};
 
 /// Rewrites every layer file of the solved table in `dir` with only the
-/// positions on optimal lines, calling `report` with each layer's index,
-/// positions kept and bytes. Returns the positions and bytes kept in all.
+/// positions on optimal lines, calling `report` with each layer's
+/// [`Event::Thinned`]. Returns the positions and bytes kept in all.
 ///
 /// Within `memory` bytes if given: a layer is thinned in segments of the
-/// positions reached (a quarter of the budget), each reading from the
-/// layer file only the blocks it needs; the two layers after it are held
-/// in memory when they fit half the budget, and otherwise unpacked to
-/// working files in `work`; the boards reached in each of the next two
-/// layers go to working files when they outgrow a sixteenth of it. The
-/// working files are removed as they are used.
+/// positions reached, each reading from the layer file only the blocks it
+/// needs; the two layers after it are held in memory when they fit half
+/// the budget, and a segment takes a quarter; otherwise they are unpacked
+/// to working files in `work`, and a segment takes three quarters, with
+/// the children it looks up fetched from them. The boards reached in each
+/// of the next two layers go to working files when they outgrow a
+/// sixteenth of it. The working files are removed as they are used.
 ///
 /// Ties between moves keep the first best in up, right, down, left order.
 /// Running it again (after a kill) gives the same files: a thinned layer
@@ -45,14 +49,14 @@ pub fn thin(
     work: &Path,
     level: i32,
     memory: Option<u64>,
-    report: &mut dyn FnMut(usize, usize, u64),
+    report: &mut dyn FnMut(Event),
 ) -> Result<(u64, u64), Error> {
     let mover = Mover::new(spec.formation().large());
     let steps = spec.steps();
     // Half the budget for the layers after (`Children`), a quarter for a
-    // segment, and a sixteenth for each of the two next layers' boards
-    // reached (twice that while they are merged, `Runs::push`).
-    let segment = segment_positions(memory.map(|bytes| bytes / 4));
+    // segment (three when the layers after are not held), and a sixteenth
+    // for each of the two next layers' boards reached (twice that while
+    // they are merged, `Runs::push`).
     let reached_limit = memory.map_or(usize::MAX, |bytes| {
         usize::try_from(bytes / 16 / 8).unwrap_or(usize::MAX)
     });
@@ -70,8 +74,9 @@ pub fn thin(
     // The layer after the next, as this layer's children had it: the next
     // layer's next, not read or unpacked again.
     let mut carried = None;
-    let (mut stored, mut bytes) = (0u64, 0u64);
+    let (mut stored, mut total_bytes) = (0u64, 0u64);
     for index in 0..steps {
+        let began = Instant::now();
         let [this, next, after] = reached;
         reached = [next, after, runs(index + 3)];
         this.finish(&reached_path(index))?;
@@ -91,14 +96,24 @@ pub fn thin(
         };
         let kept_path = work.join(format!("kept-{index:04}"));
         let mut out = WordWriter::create(&kept_path)?;
-        let mut positions = 0;
-        for start in (0..wanted.len()).step_by(segment) {
-            let boards = wanted.read(start, segment.min(wanted.len() - start))?;
+        let fetched = matches!(children, Some(Children::Unpacked(_)));
+        let quarters = if fetched { 3 } else { 1 };
+        let bytes = memory.map_or(u64::MAX, |bytes| bytes / 4 * quarters);
+        let seek = fetched.then_some((spec, &mover, index));
+        let mut cut = Segments::new(bytes, thinning_bytes, seek);
+        let (mut start, mut positions, mut segments) = (0, 0, 0);
+        while start < wanted.len() {
+            let (boards, sought) = cut.next(start, wanted.len(), |at, count| {
+                wanted.read(at, count).map(Cow::Owned)
+            })?;
+            start += boards.len();
+            segments += 1;
             let kept = layer.fetch(&boards)?;
+            drop(boards);
             out.extend_solved(kept.boards(), kept.rates())?;
             positions += kept.len();
             if let Some(children) = &children {
-                let [two, four] = children.best(spec, &mover, index, kept.boards())?;
+                let [two, four] = children.best(spec, &mover, index, kept.boards(), sought)?;
                 reached[0].push(two)?;
                 reached[1].push(four)?;
             }
@@ -123,11 +138,33 @@ pub fn thin(
             remove_if_present(&done)?;
         }
         carried = children.and_then(Children::into_after);
-        report(index, positions, written);
+        report(Event::Thinned {
+            layer: index,
+            kept: positions,
+            bytes: written,
+            segments,
+            fetched,
+            elapsed: began.elapsed(),
+        });
         stored += positions as u64;
-        bytes += written;
+        total_bytes += written;
     }
-    Ok((stored, bytes))
+    Ok((stored, total_bytes))
+}
+
+/// What a batch of `boards` reached takes while thinned, given the
+/// `sought` boards it adds to the segment's children: as a segment that
+/// fetches its children takes in `f64` ([`fetching_bytes`]: the boards
+/// reached for the positions' boards, the positions fetched from the
+/// layer file for their copies), and 32 bytes for each best child a
+/// position may have (one for each empty cell and spawn), listed, sorted
+/// with a buffer as long and merged ([`sort_unique`]).
+fn thinning_bytes(boards: &[u64], sought: usize) -> u64 {
+    let best: usize = boards
+        .iter()
+        .map(|&board| 2 * empty_cells(board).count())
+        .sum();
+    fetching_bytes::<f64>(boards.len(), sought) + 32 * best as u64
 }
 
 /// Where the children of a layer's positions are looked up.
@@ -210,19 +247,22 @@ impl Children {
 
     /// The best children of `boards` of layer `index` after each spawn
     /// (see [`best_children`]), in the next layer (after a 2) and the one
-    /// after (after a 4), each sorted and without repeats.
+    /// after (after a 4), each sorted and without repeats. Children
+    /// unpacked are fetched as `sought` lists them: at least those that
+    /// solving `boards` looks up.
     fn best(
         &self,
         spec: &Spec,
         mover: &Mover,
         index: usize,
         boards: &[u64],
+        sought: Sought,
     ) -> Result<[Vec<u64>; 2], Error> {
         let fetched;
         let [next, after] = match self {
             Self::Held(held) => held,
             Self::Unpacked(files) => {
-                let asked = solve::wanted(spec, mover, index, boards);
+                let asked = sought.finish();
                 let fetch = |side: usize| {
                     files[side]
                         .as_ref()

@@ -3,17 +3,26 @@
 
 use std::path::Path;
 
-use tablebase::builder::{self, Options, layer_path};
+use tablebase::builder::{self, Event, Options, layer_path};
 use tablebase::storage::{LayerFile, Precision};
 use tablebase::{Formation, Mover, Spec, optimal};
 
-fn build(spec: &Spec, dir: &Path, optimal_only: bool) {
+/// Builds the table of `spec` in `dir`; returns the events of the layers
+/// thinned.
+fn build(spec: &Spec, dir: &Path, optimal_only: bool) -> Vec<Event> {
     let options = Options {
         precision: Precision::F64,
         optimal_only,
         ..Options::default()
     };
-    builder::build(spec, dir, options, None, &mut |_| {}).unwrap();
+    let mut thinned = Vec::new();
+    builder::build(spec, dir, options, None, &mut |event| {
+        if let Event::Thinned { .. } = event {
+            thinned.push(event);
+        }
+    })
+    .unwrap();
+    thinned
 }
 
 /// On formations with no symmetry (L3, L3f) and with one (LL and 4432f:
@@ -33,7 +42,7 @@ fn check(spec: &Spec) {
     let dir = tempfile::tempdir().unwrap();
     let (full, thin) = (dir.path().join("full"), dir.path().join("thin"));
     build(spec, &full, false);
-    build(spec, &thin, true);
+    let unbounded = build(spec, &thin, true);
     let read = |dir: &Path, layer: usize| {
         LayerFile::open(&layer_path(dir, layer))
             .unwrap()
@@ -90,10 +99,61 @@ fn check(spec: &Spec) {
         .collect();
     let work = tempfile::tempdir().unwrap();
     let level = Options::default().level;
-    optimal::thin(spec, &thin, work.path(), level, Some(0), &mut |_, _, _| {}).unwrap();
+    let mut within = Vec::new();
+    optimal::thin(spec, &thin, work.path(), level, Some(0), &mut |event| {
+        within.push(event)
+    })
+    .unwrap();
     let after: Vec<Vec<u8>> = (0..spec.steps())
         .map(|i| std::fs::read(layer_path(&thin, i)).unwrap())
         .collect();
     assert!(before == after);
     assert_eq!(std::fs::read_dir(work.path()).unwrap().count(), 0);
+
+    // Each layer is reported, in order, with what it kept: without a
+    // budget whole, within none in segments of the fewest positions,
+    // fetching its children (unless it looks up none, or from none).
+    assert_eq!(unbounded.len(), spec.steps());
+    assert_eq!(within.len(), spec.steps());
+    for (index, (unbounded, within)) in unbounded.iter().zip(&within).enumerate() {
+        let (
+            &Event::Thinned {
+                layer,
+                kept,
+                bytes,
+                segments,
+                fetched,
+                ..
+            },
+            &Event::Thinned {
+                layer: layer_within,
+                kept: kept_within,
+                bytes: bytes_within,
+                segments: segments_within,
+                fetched: fetched_within,
+                ..
+            },
+        ) = (unbounded, within)
+        else {
+            panic!("{unbounded:?} {within:?}");
+        };
+        assert_eq!((layer, layer_within), (index, index));
+        assert_eq!(kept, kept_within);
+        let file_bytes = before[index].len() as u64;
+        assert_eq!((bytes, bytes_within), (file_bytes, file_bytes));
+        assert_eq!(
+            (segments, fetched),
+            (usize::from(kept > 0), false),
+            "layer {index}"
+        );
+        assert_eq!(segments_within, kept.div_ceil(4096), "layer {index}");
+        let positions_after: u64 = (index + 1..spec.steps().min(index + 3))
+            .map(|layer| {
+                let file = LayerFile::open(&layer_path(&thin, layer)).unwrap();
+                file.header().positions
+            })
+            .sum();
+        let fetching = !spec.is_horizon(index) && positions_after > 0;
+        assert_eq!(fetched_within, fetching, "layer {index}");
+    }
 }
