@@ -2,6 +2,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::collections::binary_heap::PeekMut;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
@@ -100,6 +101,10 @@ impl Runs {
     }
 }
 
+/// Boards merged before they are written: one call of the writer a board
+/// cost more than the merge.
+const MERGED_PIECE: usize = 1 << 13;
+
 /// Writes to `out` the sorted union, without repeats, of sorted runs of u64
 /// in files. Returns its length.
 fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
@@ -125,18 +130,31 @@ fn merge_runs(paths: &[PathBuf], out: &Path) -> Result<usize, Error> {
         }
     }
     let mut writer = WordWriter::create(out)?;
+    let mut merged = Vec::with_capacity(MERGED_PIECE);
     let (mut last, mut positions) = (None, 0);
-    while let Some(Reverse((board, run))) = heap.pop() {
+    // The least board is replaced by the next of its run in place: one
+    // sift down, where a pop and a push take two.
+    while let Some(mut least) = heap.peek_mut() {
+        let Reverse((board, run)) = *least;
         if last != Some(board) {
-            writer.extend(&[board])?;
-            (last, positions) = (Some(board), positions + 1);
+            merged.push(board);
+            last = Some(board);
+            if merged.len() == MERGED_PIECE {
+                writer.extend(&merged)?;
+                positions += merged.len();
+                merged.clear();
+            }
         }
-        if let Some(following) = next(run)? {
-            heap.push(Reverse((following, run)));
+        match next(run)? {
+            Some(following) => *least = Reverse((following, run)),
+            None => {
+                PeekMut::pop(least);
+            }
         }
     }
+    writer.extend(&merged)?;
     writer.finish()?;
-    Ok(positions)
+    Ok(positions + merged.len())
 }
 
 #[cfg(test)]
@@ -147,6 +165,29 @@ mod tests {
 
     use super::*;
     use crate::work::WordReader;
+
+    /// Spilled runs whose union fills several pieces of the merge
+    /// ([`MERGED_PIECE`]) come out whole, in order, without repeats.
+    #[test]
+    fn spilled_runs_merge_across_pieces() {
+        let piece = MERGED_PIECE as u64;
+        // Multiples of 2, 3 and 5 below 4 pieces: shared, and not.
+        let runs: Vec<Vec<u64>> = [2, 3, 5]
+            .iter()
+            .map(|step| (0..4 * piece).step_by(*step).collect())
+            .collect();
+        let union: Vec<u64> = (0..4 * piece)
+            .filter(|n| n % 2 == 0 || n % 3 == 0 || n % 5 == 0)
+            .collect();
+        let dir = tempfile::tempdir().unwrap();
+        let mut held = Runs::new(dir.path().join("run"), 0);
+        for run in runs {
+            held.push(run).unwrap();
+        }
+        let out = dir.path().join("out");
+        assert_eq!(held.finish(&out).unwrap(), union.len());
+        assert_eq!(WordReader::open(&out).unwrap().read_all().unwrap(), union);
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(64))]
