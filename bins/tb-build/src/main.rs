@@ -220,7 +220,9 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         if threads == 1 { "" } else { "s" },
         memory.map_or_else(|| "none".to_owned(), ntuple::format_bytes)
     );
-    let bar = ProgressBar::new(2 * spec.steps() as u64);
+    // Each layer is generated and solved, and thinned if asked.
+    let phases = if options.optimal_only { 3 } else { 2 };
+    let bar = ProgressBar::new(phases * spec.steps() as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:40} {pos}/{len} layer steps, {elapsed} {msg}")
             .expect("a valid template"),
@@ -290,6 +292,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
                 rate(kept, elapsed),
                 in_segments(segments, fetched)
             ));
+            bar.inc(1);
         }
     };
     let summary = builder::build(spec, dir, options, memory, &mut report)?;
