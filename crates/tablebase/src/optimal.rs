@@ -109,6 +109,7 @@ pub fn thin(
             start += boards.len();
             segments += 1;
             let kept = layer.fetch(&boards)?;
+            // Their room goes to the best children (`thinning_bytes`).
             drop(boards);
             out.extend_solved(kept.boards(), kept.rates())?;
             positions += kept.len();
