@@ -28,8 +28,9 @@ use crate::segment::{LEAST_SEGMENT, Segments};
 use crate::solve::{self, Solved};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision};
 use crate::work::{
-    GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all, lock,
-    marks_path, rates_path, remove_if_present, unpack, write_solved, write_words,
+    GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all,
+    fetch_children, lock, marks_path, rates_path, remove_if_present, unpack, write_solved,
+    write_words,
 };
 use crate::{Error, Fixed, Mover, Rate, Spec, generate, optimal};
 
@@ -737,13 +738,7 @@ impl Solving<'_> {
                     let sought;
                     (boards, sought) =
                         cut.next(start, parents.len(), |at, count| parents.piece(at, count))?;
-                    let wanted = sought.finish();
-                    let fetch = |side: usize| {
-                        files[side]
-                            .as_ref()
-                            .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
-                    };
-                    fetched = [fetch(0)?, fetch(1)?];
+                    fetched = fetch_children(files, &sought.finish())?;
                     [&fetched[0], &fetched[1]]
                 }
             };

@@ -20,7 +20,9 @@ use crate::segment::Segments;
 use crate::solve::{Solved, Sought};
 use crate::sort::sort_unique;
 use crate::storage::{LayerFile, LayerHeader};
-use crate::work::{RatesFile, Runs, WordReader, WordWriter, remove_if_present, unpack};
+use crate::work::{
+    RatesFile, Runs, WordReader, WordWriter, fetch_children, remove_if_present, unpack,
+};
 use crate::{Error, Mover, Spec};
 
 /// Rewrites every layer file of the solved table in `dir` with only the
@@ -263,13 +265,7 @@ impl Children {
         let [next, after] = match self {
             Self::Held(held) => held,
             Self::Unpacked(files) => {
-                let asked = sought.finish();
-                let fetch = |side: usize| {
-                    files[side]
-                        .as_ref()
-                        .map_or(Ok(Solved::default()), |file| file.fetch(&asked[side]))
-                };
-                fetched = [fetch(0)?, fetch(1)?];
+                fetched = fetch_children(files, &sought.finish())?;
                 &fetched
             }
         };

@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 pub use behind::WriteBehind;
 pub use generated::Generated;
-pub use rates::{RatesFile, unpack};
+pub use rates::{RatesFile, fetch_children, unpack};
 pub use runs::Runs;
 pub use words::{WordReader, WordWriter, write_solved, write_words};
 

@@ -123,6 +123,24 @@ impl RatesFile {
     }
 }
 
+/// The children a segment of a layer looks up, after a 2 and after a 4
+/// (`wanted`, each sorted and without repeats), fetched from the working
+/// rates of the two layers after it (`None` past the last: none there).
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub fn fetch_children<R: Rate>(
+    files: &[Option<RatesFile>; 2],
+    wanted: &[Vec<u64>; 2],
+) -> Result<[Solved<R>; 2], Error> {
+    let fetch = |side: usize| {
+        files[side]
+            .as_ref()
+            .map_or(Ok(Solved::default()), |file| file.fetch(&wanted[side]))
+    };
+    Ok([fetch(0)?, fetch(1)?])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
