@@ -29,7 +29,9 @@ pub fn format_bytes(bytes: u64) -> String {
     }
 }
 
-/// Reads a byte count such as `512M`, `2G`, `1.5GiB` or `1000000`.
+/// Reads a byte count such as `512M`, `2G`, `1.5GiB` or `1000000`: `None`
+/// for anything else, a count past `u64::MAX` among them (rather than
+/// quietly taking the largest).
 pub fn parse_bytes(text: &str) -> Option<u64> {
     let text = text.trim();
     let split = text
@@ -45,7 +47,9 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
         "t" | "tb" | "tib" => 1 << 40,
         _ => return None,
     };
-    Some((number * scale as f64) as u64)
+    let bytes = number * scale as f64;
+    // 2^64 is exact in f64; below it the cast cannot saturate.
+    (bytes < 2f64.powi(64)).then_some(bytes as u64)
 }
 
 #[cfg(test)]
@@ -60,6 +64,9 @@ mod tests {
         assert_eq!(parse_bytes("100"), Some(100));
         assert_eq!(parse_bytes("lots"), None);
         assert_eq!(parse_bytes("3X"), None);
+        assert_eq!(parse_bytes("16777215T"), Some(u64::MAX - (1 << 40) + 1));
+        assert_eq!(parse_bytes("16777216T"), None);
+        assert_eq!(parse_bytes("99999999999999999999"), None);
         assert_eq!(format_bytes(256 << 20), "256 MiB");
         assert_eq!(format_bytes(3 << 29), "1.5 GiB");
         assert_eq!(format_bytes(100), "100 B");
