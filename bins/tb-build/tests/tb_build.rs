@@ -487,6 +487,21 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     }
     let output = tb_build(&["build", "L3", "64", "-o", "t"], dir.path());
     assert!(text(&output.stderr).contains("holds another table"));
+    // A finished table that has lost a layer file is not taken for whole.
+    let layer = dir.path().join("t/layer-0005.tbl");
+    let kept = dir.path().join("layer-0005.kept");
+    std::fs::rename(&layer, &kept).unwrap();
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(!output.status.success());
+    let err = text(&output.stderr);
+    assert!(
+        err.starts_with("tb-build: t/layer-0005.tbl: missing from this finished table"),
+        "{err}"
+    );
+    std::fs::rename(&kept, &layer).unwrap();
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("the table is already complete"));
 
     // The u32 table holds the rates it was solved in: recomputed exactly.
     let output = tb_build(&["verify", "t", "--samples", "200"], dir.path());

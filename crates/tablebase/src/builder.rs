@@ -177,6 +177,19 @@ pub fn build(
     }
     if begun? == Begun::Complete {
         let steps = spec.steps();
+        // A layer file lost since the table was finished would otherwise
+        // go unnoticed until a query reached it.
+        if let Some(path) = (0..steps)
+            .map(|layer| layer_path(dir, layer))
+            .find(|path| !path.exists())
+        {
+            return Err(Error::File {
+                path,
+                problem: "missing from this finished table: restore it, or build the table \
+                          again in an empty folder"
+                    .to_owned(),
+            });
+        }
         report(Event::Start {
             steps,
             generated: steps,
