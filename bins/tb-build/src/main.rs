@@ -17,7 +17,8 @@ use tablebase::{Formation, Large, Spec, Table, hex};
 /// them (same success rates), and queries and checks built tables.
 ///
 /// Boards are written as the reference writes them: 16 hex digits in
-/// reading order, the upper-left cell first (0x100000001fff2fff).
+/// reading order, the upper-left cell first (0x100000001fff2fff); `query`
+/// also reads a grid of tile values.
 #[derive(Parser, Debug)]
 #[command(name = "tb-build", version)]
 struct Args {
@@ -79,8 +80,10 @@ enum Command {
         /// The table's folder
         #[arg(long)]
         table: PathBuf,
-        /// The position to move from, in the reference's hex order; tiles
-        /// above the target are read as large tiles (f)
+        /// The position to move from: in the reference's hex order
+        /// (0x210000001fff2fff), or as a grid of tile values, upper-left
+        /// first ("4 2 . . / . . . . / 2 512 512 512 / 4 512 512 512");
+        /// tiles above the target are read as large tiles (f)
         #[arg(long)]
         board: String,
     },
@@ -347,7 +350,7 @@ fn rate(positions: usize, elapsed: Duration) -> String {
 
 fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
-    let given = hex::parse(board)?;
+    let given = parse_board(board)?;
     let board = table.spec().with_large_tiles(given);
     let read =
         || Ok::<_, tablebase::Error>((table.move_rates(board)?, table.afterstate_rate(board)?));
@@ -412,6 +415,16 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
         None => writeln!(out, "best   none: no move keeps the formation")?,
     }
     Ok(())
+}
+
+/// A board as a user writes it: a grid of tile values (cells split by
+/// white space or `/`), as read off a game, or else the reference's hex.
+fn parse_board(text: &str) -> anyhow::Result<u64> {
+    if text.contains(|c: char| c.is_whitespace() || c == '/') {
+        Ok(text.parse::<board::Board>()?.raw())
+    } else {
+        Ok(hex::parse(text)?)
+    }
 }
 
 fn info(dir: &Path) -> anyhow::Result<()> {

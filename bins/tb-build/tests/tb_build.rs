@@ -95,6 +95,16 @@ fn builds_queries_and_verifies() {
         real.lines().skip(1).collect::<Vec<_>>(),
         out.lines().skip(1).collect::<Vec<_>>()
     );
+    // And as a grid of tile values, upper-left first, as read off a game.
+    let grid = query(
+        dir.path(),
+        "t",
+        "2 2 . . / . . . . / 2 2048 1024 512 / 4 256 128 64",
+    );
+    assert_eq!(
+        grid,
+        real.replace("0x110000001bcd2a98", "0x110000001ba92876")
+    );
     // The same position mirrored is read in the formation's orientation,
     // and its moves are mirrored back.
     let mirrored = query(dir.path(), "t", "0x00110000fff1fff2");
@@ -474,6 +484,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "no orientation of it fits formation L3near",
         ),
         ("0x1g", "not a hex number"),
+        (
+            "2 2 . . / . . . . / 2 . . .",
+            "\"2 2 . . / . . . . / 2 . . .\" is not a board: 12 cells, a board has 16",
+        ),
         (
             "0x117000001bcd2a98",
             "0x117000001bcd2a98 read with its tiles above the target as large tiles: \
