@@ -113,24 +113,13 @@ fn a_closed_pipe_ends_quietly() {
     assert_eq!(text(&output.stderr), "");
 }
 
-/// The folder of files written by TDL2048+, beside the repository.
-fn fixtures() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
-    assert!(
-        dir.is_dir(),
-        "the TDL2048+ fixtures are missing: expected the shared folder beside the repository, with {}",
-        dir.display()
-    );
-    dir
-}
-
 #[test]
 fn plays_a_tdl2048_network_as_well_as_tdl2048() {
     // TDL2048+ evaluated 2x4patt-td.w over 2,000 games: mean 7468.342,
     // standard deviation 3089.8 (fixture README). Another 2,000 games land
     // within 3 standard errors of the difference of two such means: +-290.
     let dir = tempfile::tempdir().unwrap();
-    let weights = fixtures().join("2x4patt-td.w");
+    let weights = testkit::tdl2048_fixtures().join("2x4patt-td.w");
     let weights = weights.to_str().unwrap();
     let output = eval(
         &[
@@ -160,8 +149,14 @@ fn plays_a_tdl2048_network_as_well_as_tdl2048() {
 #[test]
 fn plays_ensembles_and_selected_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let td = fixtures().join("2x4patt-td.w").display().to_string();
-    let tc = fixtures().join("2x4patt-tc.w").display().to_string();
+    let td = testkit::tdl2048_fixtures()
+        .join("2x4patt-td.w")
+        .display()
+        .to_string();
+    let tc = testkit::tdl2048_fixtures()
+        .join("2x4patt-tc.w")
+        .display()
+        .to_string();
     let output = eval(
         &["-i", &td, &tc, "-n", "2x4patt", "-e", "1x20", "-s", "e"],
         dir.path(),
@@ -202,7 +197,10 @@ fn searching_two_plies_plays_better_than_one() {
     // game, the means of 60 games are about 550 apart at one standard error
     // of their difference, so 2p must beat 1p by at least 3,000.
     let dir = tempfile::tempdir().unwrap();
-    let weights = fixtures().join("2x4patt-td.w").display().to_string();
+    let weights = testkit::tdl2048_fixtures()
+        .join("2x4patt-td.w")
+        .display()
+        .to_string();
     let play = |depth: &str| {
         let output = eval(
             &[

@@ -10,14 +10,7 @@ fn stats(args: &[&str], dir: &Path) -> Output {
 }
 
 fn fixture_log() -> PathBuf {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/tdl2048/eval-2x4patt-td.x");
-    assert!(
-        path.exists(),
-        "the TDL2048+ fixtures are missing: expected {}",
-        path.display()
-    );
-    path
+    testkit::tdl2048_fixtures().join("eval-2x4patt-td.x")
 }
 
 /// The committed log of 2048lab's 4x6patt learning curve (docs/figures).

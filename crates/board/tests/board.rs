@@ -595,7 +595,9 @@ fn illegal_moves_are_errors() {
     );
 }
 
-/// The folder of TDL2048+ fixtures beside the repository.
+/// The folder of TDL2048+ fixtures beside the repository (as
+/// `testkit::tdl2048_fixtures`, which `board`, depending on no crate of
+/// ours, does not use).
 fn fixtures() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
     assert!(

@@ -283,24 +283,13 @@ fn missing_files_and_folders_are_io_errors() {
     );
 }
 
-/// The folder of files written by TDL2048+, beside the repository.
-fn fixtures() -> std::path::PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
-    assert!(
-        dir.is_dir(),
-        "the TDL2048+ fixtures are missing: expected the shared folder beside the repository, with {}",
-        dir.display()
-    );
-    dir
-}
-
 /// The fixture `name`, unpacked into `dir` if it is gzipped.
 fn fixture(name: &str, dir: &Path) -> std::path::PathBuf {
-    let path = fixtures().join(name);
+    let path = testkit::tdl2048_fixtures().join(name);
     if path.exists() {
         return path;
     }
-    let packed = fixtures().join(format!("{name}.gz"));
+    let packed = testkit::tdl2048_fixtures().join(format!("{name}.gz"));
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
         &mut flate2::read::GzDecoder::new(std::fs::File::open(&packed).unwrap()),
@@ -328,7 +317,7 @@ struct ValueRow {
 }
 
 fn value_rows() -> Vec<ValueRow> {
-    let text = std::fs::read_to_string(fixtures().join("values.tsv")).unwrap();
+    let text = std::fs::read_to_string(testkit::tdl2048_fixtures().join("values.tsv")).unwrap();
     text.lines()
         .skip(1)
         .map(|line| {
@@ -368,9 +357,13 @@ fn tdl2048_files_give_its_values_bit_for_bit() {
 #[test]
 fn greedy_moves_match_tdl2048() {
     let patterns = parse_patterns(["2x4patt"]).unwrap();
-    let network = Network::open(&fixtures().join("2x4patt-td.w"), Some(&patterns), u64::MAX)
-        .unwrap()
-        .network;
+    let network = Network::open(
+        &testkit::tdl2048_fixtures().join("2x4patt-td.w"),
+        Some(&patterns),
+        u64::MAX,
+    )
+    .unwrap()
+    .network;
     for row in value_rows() {
         let values = row.board.afterstates().0.map(|outcome| {
             outcome.map_or(-f32::MAX, |a| a.reward as f32 + network.estimate(a.board))
@@ -441,7 +434,7 @@ fn tdl2048_files_rebuild_their_network_from_table_names() {
 #[test]
 fn damaged_tdl2048_files_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
-    let bytes = std::fs::read(fixtures().join("2x4patt-td.w")).unwrap();
+    let bytes = std::fs::read(testkit::tdl2048_fixtures().join("2x4patt-td.w")).unwrap();
     let path = dir.path().join("cut.w");
     let patterns = parse_patterns(["2x4patt"]).unwrap();
     for cut in [0, 1, 4, 10, 30, 1000, bytes.len() / 2, bytes.len() - 1] {
@@ -500,8 +493,8 @@ fn damaged_tdl2048_files_are_clear_errors() {
 fn selections_take_tables_and_ensembles_average_them() {
     use ntuple::Source;
     let dir = tempfile::tempdir().unwrap();
-    let td = fixtures().join("2x4patt-td.w");
-    let tc = fixtures().join("2x4patt-tc.w");
+    let td = testkit::tdl2048_fixtures().join("2x4patt-td.w");
+    let tc = testkit::tdl2048_fixtures().join("2x4patt-tc.w");
     let source = |text: String| text.parse::<Source>().unwrap();
     let whole = |path: &Path| Network::open(path, None, u64::MAX).unwrap().network;
     let (td_network, tc_network) = (whole(&td), whole(&tc));

@@ -1,8 +1,9 @@
 //! What the tests of 2048lab's programs share: running a program as a user
-//! does, and killing a long run as soon as it has written a checkpoint, to
-//! check that running it again resumes and ends as an uninterrupted run.
+//! does, killing a long run as soon as it has written a checkpoint, to
+//! check that running it again resumes and ends as an uninterrupted run,
+//! and finding the files TDL2048+ wrote.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -35,6 +36,22 @@ pub fn run_with_closed_output(program: &str, args: &[&str], dir: &Path) -> Outpu
         .stderr(Stdio::piped())
         .output()
         .unwrap_or_else(|error| panic!("{program} runs: {error}"))
+}
+
+/// The folder of files written by TDL2048+ (`shared/fixtures/tdl2048`,
+/// the shared folder beside the repository, which CI has).
+///
+/// # Panics
+/// If it is missing, saying where it was expected.
+pub fn tdl2048_fixtures() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
+    assert!(
+        dir.is_dir(),
+        "the TDL2048+ fixtures are missing: expected the shared folder beside the repository, \
+         with {}",
+        dir.display()
+    );
+    dir
 }
 
 /// A program's output as text.
