@@ -42,7 +42,8 @@ pub fn run_with_closed_output(program: &str, args: &[&str], dir: &Path) -> Outpu
 /// the shared folder beside the repository, which CI has).
 ///
 /// # Panics
-/// If it is missing, saying where it was expected.
+/// If it is missing, saying where it was expected (at the caller's line).
+#[track_caller]
 pub fn tdl2048_fixtures() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/tdl2048");
     assert!(
