@@ -420,6 +420,8 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
 /// A board as a user writes it: a grid of tile values (cells split by
 /// white space or `/`), as read off a game, or else the reference's hex.
 fn parse_board(text: &str) -> anyhow::Result<u64> {
+    // Trimmed first: `board`'s text reads hex too, in 2048lab's order.
+    let text = text.trim();
     if text.contains(|c: char| c.is_whitespace() || c == '/') {
         Ok(text.parse::<board::Board>()?.raw())
     } else {

@@ -85,6 +85,8 @@ fn builds_queries_and_verifies() {
         out.contains("up     not allowed") && out.contains("best   "),
         "{out}"
     );
+    // Padded hex is still the reference's, never read as `board`'s.
+    assert_eq!(query(dir.path(), "t", " 0x110000001fff2fff "), out);
     // Written with its real tiles, it reads the same.
     let real = query(dir.path(), "t", "0x110000001bcd2a98");
     assert!(
