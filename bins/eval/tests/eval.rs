@@ -149,14 +149,9 @@ fn plays_a_tdl2048_network_as_well_as_tdl2048() {
 #[test]
 fn plays_ensembles_and_selected_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let td = testkit::tdl2048_fixtures()
-        .join("2x4patt-td.w")
-        .display()
-        .to_string();
-    let tc = testkit::tdl2048_fixtures()
-        .join("2x4patt-tc.w")
-        .display()
-        .to_string();
+    let fixtures = testkit::tdl2048_fixtures();
+    let td = fixtures.join("2x4patt-td.w").display().to_string();
+    let tc = fixtures.join("2x4patt-tc.w").display().to_string();
     let output = eval(
         &["-i", &td, &tc, "-n", "2x4patt", "-e", "1x20", "-s", "e"],
         dir.path(),

@@ -285,11 +285,12 @@ fn missing_files_and_folders_are_io_errors() {
 
 /// The fixture `name`, unpacked into `dir` if it is gzipped.
 fn fixture(name: &str, dir: &Path) -> std::path::PathBuf {
-    let path = testkit::tdl2048_fixtures().join(name);
+    let fixtures = testkit::tdl2048_fixtures();
+    let path = fixtures.join(name);
     if path.exists() {
         return path;
     }
-    let packed = testkit::tdl2048_fixtures().join(format!("{name}.gz"));
+    let packed = fixtures.join(format!("{name}.gz"));
     let mut bytes = Vec::new();
     std::io::Read::read_to_end(
         &mut flate2::read::GzDecoder::new(std::fs::File::open(&packed).unwrap()),
@@ -493,8 +494,8 @@ fn damaged_tdl2048_files_are_clear_errors() {
 fn selections_take_tables_and_ensembles_average_them() {
     use ntuple::Source;
     let dir = tempfile::tempdir().unwrap();
-    let td = testkit::tdl2048_fixtures().join("2x4patt-td.w");
-    let tc = testkit::tdl2048_fixtures().join("2x4patt-tc.w");
+    let fixtures = testkit::tdl2048_fixtures();
+    let (td, tc) = (fixtures.join("2x4patt-td.w"), fixtures.join("2x4patt-tc.w"));
     let source = |text: String| text.parse::<Source>().unwrap();
     let whole = |path: &Path| Network::open(path, None, u64::MAX).unwrap().network;
     let (td_network, tc_network) = (whole(&td), whole(&tc));
