@@ -1,6 +1,7 @@
 //! `stats`: what TDL2048+'s helper scripts do with its logs, for logs of
 //! TDL2048+ and of 2048lab alike.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -209,10 +210,19 @@ fn plot(
             curves.push((label, points));
         }
     }
-    draw(&curves, output, title).map_err(|error| anyhow::anyhow!("{}: {error}", output.display()))
+    let mut svg = String::new();
+    draw(&curves, &mut svg, title)
+        .map_err(|error| anyhow::anyhow!("{}: {error}", output.display()))?;
+    // Drawn in memory and written under a temporary name, so that a plot
+    // that fails leaves the file before it as it was.
+    ntuple::write_atomically(output, |mut file| {
+        file.write_all(svg.as_bytes())?;
+        Ok(file)
+    })?;
+    Ok(())
 }
 
-fn draw(curves: &[Curve], output: &Path, title: &str) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(curves: &[Curve], svg: &mut String, title: &str) -> Result<(), Box<dyn std::error::Error>> {
     let episodes = curves
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.0))
@@ -221,7 +231,7 @@ fn draw(curves: &[Curve], output: &Path, title: &str) -> Result<(), Box<dyn std:
         .iter()
         .flat_map(|(_, p)| p.iter().map(|q| q.1))
         .fold(1.0, f64::max);
-    let root = SVGBackend::new(output, (900, 700)).into_drawing_area();
+    let root = SVGBackend::with_string(svg, (900, 700)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 22))?;
     let (top, bottom) = root.split_vertically(380);
@@ -280,7 +290,6 @@ fn draw(curves: &[Curve], output: &Path, title: &str) -> Result<(), Box<dyn std:
 }
 
 fn print(text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;

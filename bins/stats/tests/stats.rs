@@ -76,6 +76,22 @@ fn plots_several_logs_on_the_same_axes() {
     let svg = std::fs::read_to_string(dir.path().join("curve.svg")).unwrap();
     assert!(svg.starts_with("<svg"));
     assert!(svg.contains("2048lab-4x6patt-td0.x") && svg.contains("eval-2x4patt-td.x"));
+    // Written under a temporary name and renamed: nothing else is left.
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["curve.svg"]);
+    let output = stats(
+        &["plot", curve.to_str().unwrap(), "-o", "none/curve.svg"],
+        dir.path(),
+    );
+    assert!(!output.status.success());
+    let err = text(&output.stderr);
+    assert!(
+        err.starts_with("stats: none/curve.svg: No such file"),
+        "{err}"
+    );
 }
 
 #[test]
