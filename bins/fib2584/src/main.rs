@@ -147,7 +147,7 @@ fn train(
     (seed_text, seed): (&str, u64),
     log: &mut Log,
 ) -> anyhow::Result<Network> {
-    cli::check_output_folder(output)?;
+    cli::check_output(output)?;
     let learning = args.learn.learning(0.1);
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let settings = Settings {

@@ -81,7 +81,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         path: cli::default_output(words.as_deref(), ".nw"),
         tables: None,
     });
-    cli::check_output_folder(&output.path)?;
+    cli::check_output(&output.path)?;
     let checkpoint_path = cli::with_suffix(&output.path, ".checkpoint");
     let (seed_text, seed) = args.play.run.seed();
     let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });

@@ -95,6 +95,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             &["-n", "2x4patt", "-o", "no/such/folder/x.nw"],
             "no/such/folder: no such folder to save",
         ),
+        (
+            &["-n", "2x4patt", "-o", "."],
+            ".: a folder, not a file to save in",
+        ),
         (&["--frobnicate"], "unexpected argument"),
     ];
     for (args, expected) in cases {

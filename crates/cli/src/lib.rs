@@ -158,12 +158,16 @@ pub fn default_output(words: Option<&[String]>, extension: &str) -> PathBuf {
     PathBuf::from(format!("{name}{extension}"))
 }
 
-/// Fails if the folder `output` is to be saved in does not exist, so that a
-/// long run finds out at its start rather than its end.
+/// Fails if `output` cannot be saved: its folder does not exist, or it is
+/// a folder itself. A long run then finds out at its start rather than its
+/// end.
 ///
 /// # Errors
 /// A message naming the folder.
-pub fn check_output_folder(output: &Path) -> anyhow::Result<()> {
+pub fn check_output(output: &Path) -> anyhow::Result<()> {
+    if output.is_dir() {
+        anyhow::bail!("{}: a folder, not a file to save in", output.display());
+    }
     if let Some(folder) = output
         .parent()
         .filter(|f| !f.as_os_str().is_empty() && !f.is_dir())
