@@ -315,6 +315,7 @@ struct RecordFile {
 
 impl RecordFile {
     fn create(path: &Path) -> anyhow::Result<Self> {
+        cli::check_output(path)?;
         let temporary = cli::with_suffix(path, &format!(".tmp-{}", std::process::id()));
         let file = File::create(&temporary)
             .with_context(|| format!("{}: cannot create", temporary.display()))?;

@@ -110,7 +110,7 @@ fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
 fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("junk.nw"), b"not weights").unwrap();
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 10] = [
         (&["-n", "2x4patt"], "nothing to do"),
         (&["-n", "01z", "-e", "1"], "01z"),
         (&["-n", "0123", "merge", "-e", "1"], "merge feature"),
@@ -121,6 +121,19 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (&["-i", "junk.nw", "-e", "1"], "junk.nw: only 11 bytes"),
         (&["-i", "missing.nw", "-e", "1"], "missing.nw"),
         (&["--replay", "missing.txt"], "missing.txt: cannot open"),
+        // Outputs that cannot be written are refused before the work.
+        (
+            &["-n", "2x4patt", "-t", "1x10", "-o", "."],
+            ".: a folder, not a file to save in",
+        ),
+        (
+            &["-n", "2x4patt", "-e", "1", "--record", "."],
+            ".: a folder, not a file to save in",
+        ),
+        (
+            &["-n", "2x4patt", "-e", "1", "--record", "no/such/games.txt"],
+            "no/such: no such folder to save no/such/games.txt in",
+        ),
     ];
     for (args, expected) in cases {
         let run = fib2584(args, dir.path());
