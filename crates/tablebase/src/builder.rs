@@ -139,9 +139,9 @@ pub struct Summary {
 /// while it runs.
 ///
 /// # Errors
-/// [`Error::File`] if `dir` holds another table (or the same one stored
-/// otherwise), or another build is running in it; [`Error::Io`] for files
-/// that cannot be read or written.
+/// [`Error::File`] if `dir` is a file, holds another table (or the same
+/// one stored otherwise), or another build is running in it;
+/// [`Error::Io`] for files that cannot be read or written.
 pub fn build(
     spec: &Spec,
     dir: &Path,
@@ -154,6 +154,12 @@ pub fn build(
         let path = path.to_owned();
         move |source| Error::Io { path, source }
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(Error::File {
+            path: dir.to_owned(),
+            problem: "not a folder: a table is built in a folder of its own".to_owned(),
+        });
+    }
     fs::create_dir_all(dir).map_err(io(dir))?;
     // The lock comes first, so that two builds never both write the
     // manifest; `work/` made only for it goes when no build follows.
