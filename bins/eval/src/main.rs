@@ -96,6 +96,10 @@ fn parse_cutoff(text: &str) -> Result<f64, String> {
 fn evaluate(args: Args) -> anyhow::Result<()> {
     let heuristic = args.input.is_empty();
     let network = if heuristic {
+        anyhow::ensure!(
+            args.play.stages.is_none(),
+            "--stages: the heuristic has no stages; they read a network's file (-i)"
+        );
         None
     } else {
         let limit = args.play.run.memory_limit();

@@ -83,6 +83,11 @@ fn bad_files_and_networks_are_clear_errors() {
         ),
         // A network name only checks a file; without one there is nothing to check.
         (&["-n", "2x4patt"], "--input <FILE>"),
+        // Nor are there stages to set (they were ignored).
+        (
+            &["--stages", "0,16384"],
+            "eval: --stages: the heuristic has no stages",
+        ),
     ];
     for (args, expected) in cases {
         let output = eval(args, dir.path());
