@@ -58,7 +58,7 @@ struct Args {
     cache: Option<u64>,
 
     /// Let a deeper result in the table answer a shallower query
-    #[arg(long, requires = "cache")]
+    #[arg(long)]
     peek: bool,
 
     /// Play on a board that holds 65536 and beyond, and let the search see a
@@ -125,6 +125,10 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         block_size: if heuristic { 100 } else { 1000 },
     });
     let cache = args.cache.or(heuristic.then_some(256 << 20));
+    anyhow::ensure!(
+        cache.is_some() || !args.peek,
+        "--peek: there is no transposition table to peek in; give one with -c"
+    );
     let table = cache.map(|bytes| TranspositionTable::new(bytes, args.peek));
     let heuristic_evaluator = heuristic.then(Heuristic::new);
     let evaluator: &(dyn Evaluator + Sync) = match (&network, &heuristic_evaluator) {

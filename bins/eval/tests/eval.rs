@@ -88,6 +88,10 @@ fn bad_files_and_networks_are_clear_errors() {
             &["--stages", "0,16384"],
             "eval: --stages: the heuristic has no stages",
         ),
+        (
+            &["-i", "net.nw", "-d", "2p", "--peek"],
+            "eval: --peek: there is no transposition table to peek in",
+        ),
     ];
     for (args, expected) in cases {
         let output = eval(args, dir.path());
@@ -95,6 +99,10 @@ fn bad_files_and_networks_are_clear_errors() {
         assert!(!output.status.success(), "{args:?}");
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+    // The heuristic's own table is one to peek in.
+    let output = eval(&["--peek", "-e", "1x1", "-s", "1", "-d", "2p"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("cache = 256 MiB peek"));
 }
 
 #[test]
