@@ -98,7 +98,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
     let network = if heuristic {
         anyhow::ensure!(
             args.play.stages.is_none(),
-            "--stages: the heuristic has no stages; they read a network's file (-i)"
+            "--stages: the heuristic has no stages; they are for a network read with -i"
         );
         None
     } else {
