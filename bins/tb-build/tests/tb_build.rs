@@ -434,6 +434,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "nowhere: no table here (no table.json)",
         ),
         (&["info", "nowhere"], "nowhere: no table here"),
+        (
+            &["info", "l3.json"],
+            "l3.json: a file, not a table's folder",
+        ),
         (&["verify", "nowhere"], "nowhere: no table here"),
         (
             &["build", "L3", "64", "-o", "l3.json/t"],

@@ -55,6 +55,11 @@ impl Table {
     /// unfinished table.
     pub fn open(dir: &Path) -> Result<Self, Error> {
         let manifest = Manifest::read(dir).map_err(|error| match error {
+            // A file given for the folder: its own name says more.
+            Error::Io { .. } if dir.is_file() => Error::File {
+                path: dir.to_owned(),
+                problem: "a file, not a table's folder".to_owned(),
+            },
             Error::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
                 Error::File {
                     path: dir.to_owned(),
