@@ -49,14 +49,23 @@ impl Spec {
             four_rate,
             docheck,
         };
-        if spec.steps_signed() < 3 {
+        // Past the largest tile sum a board can hold (sixteen 32768s) every
+        // layer is empty: a formation file asking for more is a mistake, and
+        // each of its layers would still be a file.
+        let most = (16 * (1i64 << 15) - i64::from(spec.formation.seed_sum())) / 2 + 1;
+        let layers = spec.steps_signed();
+        if !(3..=most).contains(&layers) {
             return Err(Error::Target {
                 target: value,
                 problem: format!(
-                    "formation {} with {} extra steps leaves {} layers, fewer than 3",
+                    "formation {} with {} extra steps leaves {layers} layers, {}",
                     spec.formation.name(),
                     spec.formation.extra_steps(),
-                    spec.steps_signed()
+                    if layers < 3 {
+                        "fewer than 3".to_owned()
+                    } else {
+                        format!("more than the {most} that boards can fill")
+                    }
                 ),
             });
         }
@@ -179,5 +188,18 @@ mod tests {
         assert!(Spec::new(l3(), 2, 0.1).is_err());
         assert!(Spec::new(l3(), 15, 0.1).is_err());
         assert!(Spec::new(l3(), 6, 1.5).is_err());
+        // Layers past the largest tile sum a board holds: L3-8 can have
+        // 163,837 (its seeds sum to 196,616, six large tiles of 32768 and
+        // 2 + 2 + 4).
+        let steps =
+            |extra: i32| Spec::new(l3().with_extra_steps(extra), 3, 0.1).map(|spec| spec.steps());
+        assert_eq!(steps(163_833).unwrap(), 163_837);
+        let error = steps(163_834).unwrap_err().to_string();
+        assert!(
+            error.ends_with("leaves 163838 layers, more than the 163837 that boards can fill"),
+            "{error}"
+        );
+        let error = steps(-2).unwrap_err().to_string();
+        assert!(error.ends_with("leaves 2 layers, fewer than 3"), "{error}");
     }
 }
