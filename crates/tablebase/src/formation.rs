@@ -82,6 +82,24 @@ fn sliding() -> Large {
 }
 
 impl FormationSpec {
+    /// Checks that the name can start the default folder of a table
+    /// (`NAME-64`): letters, digits and `_ - . +`, beginning with a letter
+    /// or digit, so that no path reads it as more (`x/y`) or less (an
+    /// empty name).
+    fn check_name(&self) -> Result<(), String> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '+');
+        let first_plain = self.name.starts_with(|c: char| c.is_ascii_alphanumeric());
+        if first_plain && self.name.chars().all(plain) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the name {:?} cannot name a folder: use letters, digits and _ - . +, \
+                 beginning with a letter or digit",
+                self.name
+            ))
+        }
+    }
+
     /// Reads the text of the formation file at `path`: TOML when its name
     /// ends in `.toml`, JSON otherwise. The error is one line, with the
     /// place in the file.
@@ -412,6 +430,7 @@ impl Formation {
         };
         let text = std::fs::read_to_string(path).map_err(|error| bad(error.to_string()))?;
         let spec = FormationSpec::parse(path, &text).map_err(bad)?;
+        spec.check_name().map_err(bad)?;
         Self::new(spec).map_err(|error| match error {
             Error::Formation { name, problem } => bad(format!("{name}: {problem}")),
             other => other,
@@ -899,6 +918,21 @@ mod tests {
         walls.seeds.push("0xfff0fff0fff00001".into());
         let error = Formation::new(walls).unwrap_err().to_string();
         assert!(error.contains("has its walls in other cells"), "{error}");
+        // A name starts the default folder of a table: one that a path
+        // would read as more, or less, is refused.
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("named.json");
+        let l3 = serde_json::to_string(&Formation::builtin("L3").unwrap().spec()).unwrap();
+        let named = |name: &str| {
+            let text = l3.replace("\"name\":\"L3\"", &format!("\"name\":{name:?}"));
+            std::fs::write(&file, text).unwrap();
+            Formation::find(file.to_str().unwrap())
+        };
+        for name in ["", "x/y", "-32", ".hidden", "L 3"] {
+            let error = named(name).unwrap_err().to_string();
+            assert!(error.contains("cannot name a folder"), "{name:?}: {error}");
+        }
+        assert_eq!(named("L3_near-2.b+c").unwrap().name(), "L3_near-2.b+c");
         let mut ll = Formation::builtin("LL").unwrap().spec();
         ll.target_cells = "0xf000000000".into();
         let error = Formation::new(ll).unwrap_err().to_string();
