@@ -129,6 +129,21 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         cache.is_some() || !args.peek,
         "--peek: there is no transposition table to peek in; give one with -c"
     );
+    if let Some(bytes) = cache.map(TranspositionTable::bytes_for) {
+        let limit = args.play.run.memory_limit();
+        let left = limit.saturating_sub(network.as_ref().map_or(0, ntuple::Network::memory_bytes));
+        anyhow::ensure!(
+            bytes <= left,
+            "--cache: a table of {} needs more than the {} of memory left{} (--memory)",
+            ntuple::format_bytes(bytes),
+            ntuple::format_bytes(left),
+            if network.is_some() {
+                " beside the network"
+            } else {
+                ""
+            }
+        );
+    }
     let table = cache.map(|bytes| TranspositionTable::new(bytes, args.peek));
     let heuristic_evaluator = heuristic.then(Heuristic::new);
     let evaluator: &(dyn Evaluator + Sync) = match (&network, &heuristic_evaluator) {

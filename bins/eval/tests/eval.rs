@@ -92,6 +92,12 @@ fn bad_files_and_networks_are_clear_errors() {
             &["-i", "net.nw", "-d", "2p", "--peek"],
             "eval: --peek: there is no transposition table to peek in",
         ),
+        // A table that does not fit is refused before it is allocated (a
+        // terabyte aborted the process).
+        (
+            &["-c", "1T", "--memory", "1G"],
+            "eval: --cache: a table of 1 TiB needs more than the 1 GiB of memory left (--memory)",
+        ),
     ];
     for (args, expected) in cases {
         let output = eval(args, dir.path());

@@ -27,8 +27,9 @@ pub struct RunArgs {
     #[arg(long, value_name = "FILE")]
     pub log: Option<PathBuf>,
 
-    /// Refuse networks whose weights need more memory than this (e.g. 8G)
-    /// [default: the memory available now]
+    /// Refuse networks whose weights, with a search's transposition table,
+    /// need more memory than this (e.g. 8G) [default: the memory available
+    /// now]
     #[arg(long, value_name = "SIZE", value_parser = parse_memory)]
     pub memory: Option<u64>,
 }
@@ -39,7 +40,7 @@ impl RunArgs {
         seed(self.seed.as_deref())
     }
 
-    /// The memory limit for weight tables.
+    /// The memory limit for weight tables and transposition tables.
     pub fn memory_limit(&self) -> u64 {
         self.memory
             .or_else(ntuple::available_memory)

@@ -25,16 +25,22 @@ pub struct TranspositionTable {
 
 impl TranspositionTable {
     /// A table of at most `bytes` bytes (rounded down to a power of two of
-    /// 16-byte slots, at least one).
+    /// 16-byte slots, at least one: [`TranspositionTable::bytes_for`]).
     pub fn new(bytes: u64, peek: bool) -> Self {
-        let slots = (bytes / 16).max(1);
-        let slots = 1u64 << (63 - slots.leading_zeros());
+        let slots = Self::bytes_for(bytes) / 16;
         Self {
             slots: (0..slots)
                 .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
                 .collect(),
             peek,
         }
+    }
+
+    /// The bytes that a table of at most `bytes` takes, to check them
+    /// against the memory there is before allocating.
+    pub const fn bytes_for(bytes: u64) -> u64 {
+        let slots = if bytes / 16 > 1 { bytes / 16 } else { 1 };
+        16 << (63 - slots.leading_zeros())
     }
 
     /// The table's size in bytes.
@@ -86,6 +92,11 @@ mod tests {
         assert_eq!(TranspositionTable::new(1 << 20, false).bytes(), 1 << 20);
         assert_eq!(TranspositionTable::new(3 << 20, false).bytes(), 2 << 20);
         assert_eq!(TranspositionTable::new(0, false).bytes(), 16);
+        // What a table will take is known before it is allocated.
+        for bytes in [0, 1, 31, 32, 100, 3 << 20, u64::MAX] {
+            let expected = if bytes < 32 { 16 } else { 1 << bytes.ilog2() };
+            assert_eq!(TranspositionTable::bytes_for(bytes), expected, "{bytes}");
+        }
     }
 
     #[test]
