@@ -210,45 +210,74 @@ pub fn run_blocks<E>(
     Ok(start.elapsed())
 }
 
-/// Plays episodes `0..count` with `play`, on `threads` threads that take
-/// the next episode as they finish one, and gathers their statistics.
+/// Plays episodes `0..count` with `play`, on up to `threads` threads that
+/// take the next episode as they finish one, and gathers their statistics.
 ///
 /// Which thread plays an episode does not change it: `play` gets its number,
-/// from which it derives its generator ([`crate::episode_rng`]).
+/// from which it derives its generator ([`crate::episode_rng`]). So no more
+/// threads start than there are episodes, and where the system refuses a
+/// thread (too many asked for), those that started, or this one, play its
+/// share: the statistics are the same.
 pub fn play_episodes(count: u64, threads: usize, play: impl Fn(u64) -> Outcome + Sync) -> Stats {
-    if threads <= 1 {
-        let mut stats = Stats::default();
-        (0..count).for_each(|episode| stats.record(play(episode)));
-        return stats;
-    }
     let next = AtomicU64::new(0);
+    let work = || {
+        let mut stats = Stats::default();
+        loop {
+            let episode = next.fetch_add(1, Ordering::Relaxed);
+            if episode >= count {
+                break stats;
+            }
+            stats.record(play(episode));
+        }
+    };
+    let threads = threads.min(usize::try_from(count).unwrap_or(usize::MAX));
+    if threads <= 1 {
+        return work();
+    }
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut stats = Stats::default();
-                    loop {
-                        let episode = next.fetch_add(1, Ordering::Relaxed);
-                        if episode >= count {
-                            break stats;
-                        }
-                        stats.record(play(episode));
-                    }
-                })
-            })
+            .map_while(|_| std::thread::Builder::new().spawn_scoped(scope, work).ok())
             .collect();
-        workers
-            .into_iter()
-            .fold(Stats::default(), |mut all, worker| {
-                all.merge(&worker.join().expect("a worker thread panicked"));
-                all
-            })
+        // With no thread started, this one plays them all.
+        let here = if workers.is_empty() {
+            work()
+        } else {
+            Stats::default()
+        };
+        workers.into_iter().fold(here, |mut all, worker| {
+            all.merge(&worker.join().expect("a worker thread panicked"));
+            all
+        })
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every episode is played once whatever the threads, more threads than
+    /// episodes among them.
+    #[test]
+    fn episodes_are_played_once_on_any_threads() {
+        let played = std::sync::Mutex::new(Vec::new());
+        let play = |episode: u64| {
+            played.lock().unwrap().push(episode);
+            Outcome {
+                score: episode * 4,
+                moves: episode,
+                max_tile: (episode % 12) as u8,
+                nodes: 0,
+            }
+        };
+        let one = play_episodes(37, 1, play);
+        for threads in [2, 5, 37, 1000] {
+            played.lock().unwrap().clear();
+            assert_eq!(play_episodes(37, threads, play), one, "{threads}");
+            let mut episodes = played.lock().unwrap().clone();
+            episodes.sort_unstable();
+            assert_eq!(episodes, (0..37).collect::<Vec<_>>(), "{threads}");
+        }
+    }
 
     #[test]
     fn plans_read_as_tdl2048_writes_them() {
