@@ -92,6 +92,8 @@ fn bad_files_and_networks_are_clear_errors() {
             &["-i", "net.nw", "-d", "2p", "--peek"],
             "eval: --peek: there is no transposition table to peek in",
         ),
+        // More threads than the system can start aborted the process.
+        (&["-p", "65535"], "65535 is not in 1..=4096"),
         // A table that does not fit is refused before it is allocated (a
         // terabyte aborted the process).
         (

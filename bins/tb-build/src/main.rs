@@ -71,8 +71,10 @@ enum Command {
         /// files on disk [default: half the memory available now]
         #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
         memory: Option<u64>,
-        /// Threads [default: all cores]
-        #[arg(short = 'p', long, value_parser = clap::value_parser!(u16).range(1..))]
+        /// Threads, at most 4096; more than the cores only slow the build
+        /// (L3-32 on 2 cores: 0.5 s at -p 2, 6 s at -p 512) [default: all
+        /// cores]
+        #[arg(short = 'p', long, value_parser = cli::threads_parser())]
         threads: Option<u16>,
     },
     /// Prints the success rate of each move of a position

@@ -444,6 +444,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "l3.json/t: Not a directory",
         ),
         (
+            &["build", "L3", "64", "-p", "4097"],
+            "4097 is not in 1..=4096",
+        ),
+        (
             &["build", "L3", "64", "-o", "l3.json"],
             "l3.json: not a folder: a table is built in a folder of its own",
         ),

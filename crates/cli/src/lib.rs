@@ -19,8 +19,9 @@ pub struct RunArgs {
     #[arg(short = 's', long, allow_negative_numbers = true)]
     pub seed: Option<String>,
 
-    /// Threads playing at once, sharing one network without locks
-    #[arg(short = 'p', long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    /// Threads playing at once, sharing one network without locks (at most
+    /// 4096)
+    #[arg(short = 'p', long, default_value_t = 1, value_parser = threads_parser())]
     pub threads: u16,
 
     /// Append everything printed to this log file too
@@ -180,6 +181,17 @@ pub fn check_output(output: &Path) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The most threads a program starts: far more than any machine's cores,
+/// and few enough that the system can start them all (each takes a few
+/// memory maps; Linux allows 65,530 by default, and `-p 65535` aborted in
+/// a thread's start).
+pub const MOST_THREADS: u16 = 4096;
+
+/// Reads a thread count, 1 to [`MOST_THREADS`].
+pub fn threads_parser() -> clap::builder::RangedI64ValueParser<u16> {
+    clap::value_parser!(u16).range(1..=i64::from(MOST_THREADS))
 }
 
 /// Reads a tile value (2, 4, ..., 32768, ...) as its exponent.
