@@ -84,8 +84,8 @@ enum Command {
         table: PathBuf,
         /// The position to move from: in the reference's hex order
         /// (0x210000001fff2fff), or as a grid of tile values, upper-left
-        /// first ("4 2 . . / . . . . / 2 512 512 512 / 4 512 512 512");
-        /// tiles above the target are read as large tiles (f)
+        /// first ("4 2 . . / . . . . / 2 f f f / 4 f f f"); tiles above the
+        /// target are read as large tiles (f)
         #[arg(long)]
         board: String,
     },
@@ -420,14 +420,36 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
 }
 
 /// A board as a user writes it: a grid of tile values (cells split by
-/// white space or `/`), as read off a game, or else the reference's hex.
+/// white space or `/`), as read off a game, in which `f` stands for a large
+/// tile or a wall, or else the reference's hex.
 fn parse_board(text: &str) -> anyhow::Result<u64> {
     // Trimmed first: `board`'s text reads hex too, in 2048lab's order.
     let text = text.trim();
-    if text.contains(|c: char| c.is_whitespace() || c == '/') {
-        Ok(text.parse::<board::Board>()?.raw())
-    } else {
-        Ok(hex::parse(text)?)
+    if !text.contains(|c: char| c.is_whitespace() || c == '/') {
+        return Ok(hex::parse(text)?);
+    }
+    // `f` is read as 32768, whose code is 0xF: a wall has no tile value.
+    let cells: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '/')
+        .filter(|cell| !cell.is_empty())
+        .map(|cell| {
+            if cell.eq_ignore_ascii_case("f") {
+                "32768"
+            } else {
+                cell
+            }
+        })
+        .collect();
+    let not_a_board = |problem: String| anyhow::anyhow!("{text:?} is not a board: {problem}");
+    match cells.join(" ").parse::<board::Board>() {
+        Ok(grid) => Ok(grid.raw()),
+        Err(board::Error::CellCount { count, .. }) => {
+            Err(not_a_board(format!("{count} cells, a board has 16")))
+        }
+        Err(board::Error::Tile { token, .. }) => Err(not_a_board(format!(
+            "{token:?} is not a tile (2, 4, 8, ..., . for empty, f for a large tile or a wall)"
+        ))),
+        Err(error) => Err(error.into()),
     }
 }
 

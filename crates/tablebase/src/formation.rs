@@ -640,6 +640,15 @@ impl Formation {
         self.masks.is_empty() || self.masks.iter().any(|&mask| mask & !board == 0)
     }
 
+    /// Whether `board` is laid out as the formation's positions are: it
+    /// [`fits`](Formation::fits), and holds the walls, if any, in their
+    /// cells. Moves never take walls elsewhere, so only a board given from
+    /// outside (turned, say) needs the second check.
+    pub fn holds(&self, board: u64) -> bool {
+        self.fits(board)
+            && (self.large != Large::Wall || large_nibbles(board) == large_nibbles(self.seeds[0]))
+    }
+
     /// Whether `board` shows the tile of exponent `target` in a target cell.
     #[inline]
     pub fn shows(&self, board: u64, target: u8) -> bool {

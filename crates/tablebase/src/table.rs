@@ -286,7 +286,7 @@ impl Table {
         let fitting: Vec<(u64, Symmetry)> = Symmetry::ALL
             .into_iter()
             .map(|symmetry| (Board::from_raw(board).transform(symmetry).raw(), symmetry))
-            .filter(|&(seen, _)| formation.fits(seen))
+            .filter(|&(seen, _)| formation.holds(seen))
             .collect();
         if fitting.is_empty() {
             return Err(Error::Board {

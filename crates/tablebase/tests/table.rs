@@ -265,6 +265,40 @@ fn every_orientation_reads_the_best_of_those_that_fit() {
 /// A layer file of another table, put in a table's folder (a copy gone
 /// wrong), is refused rather than read as the table's own: one of the same
 /// formation, precision and layer but another target, then another 4-rate.
+/// A board of a variant is read only in the orientations that keep its
+/// walls in their cells. Turned ones with the walls elsewhere were read
+/// as positions the table lacks, and solving them from the table (nothing
+/// it holds) made every query of 3x3-32 at more than a few extra steps
+/// fail.
+#[test]
+fn a_variants_walls_stay_in_their_cells() {
+    let spec = Spec::new(
+        Formation::builtin("3x3").unwrap().with_extra_steps(20),
+        5,
+        0.1,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    builder::build(&spec, dir.path(), Options::default(), None, &mut |_| {}).unwrap();
+    let table = Table::open(dir.path()).unwrap();
+    // A 2 in the upper-left corner of the 3x3 board (walls in the right
+    // column and the bottom row), and the same board turned upside down.
+    let board = tablebase::hex::from_reference(0x100f_000f_000f_ffff);
+    let rates = table.move_rates(board).unwrap();
+    assert_eq!(rates.read_as, board);
+    let (_, best) = rates.best().unwrap();
+    assert!(best > 0.9, "{best}");
+    let turned = Board::from_raw(board).transform(Symmetry::ALL[4]).raw();
+    assert_ne!(turned, board);
+    let turned_rates = table.move_rates(turned).unwrap();
+    assert_eq!(turned_rates.read_as, board);
+    assert_eq!(turned_rates.best().unwrap().1, best);
+    assert_eq!(
+        table.afterstate_rate(turned).unwrap(),
+        table.afterstate_rate(board).unwrap()
+    );
+}
+
 #[test]
 fn a_layer_file_of_another_table_is_refused() {
     let build = |target: u8, four_rate: f64| {
