@@ -107,6 +107,9 @@ fn builds_queries_and_verifies() {
         grid,
         real.replace("0x110000001bcd2a98", "0x110000001ba92876")
     );
+    // `f` stands for a large tile (or a wall) in a grid too.
+    let with_f = query(dir.path(), "t", "2 2 . . / . . . . / 2 f f F / 4 f f f");
+    assert_eq!(with_f, out);
     // The same position mirrored is read in the formation's orientation,
     // and its moves are mirrored back.
     let mirrored = query(dir.path(), "t", "0x00110000fff1fff2");
@@ -501,6 +504,10 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         (
             "2 2 . . / . . . . / 2 . . .",
             "\"2 2 . . / . . . . / 2 . . .\" is not a board: 12 cells, a board has 16",
+        ),
+        (
+            "2 2 . . / . . . . / 2 f f g / 4 f f f",
+            "\"2 2 . . / . . . . / 2 f f g / 4 f f f\" is not a board: \"g\" is not a tile",
         ),
         (
             "0x117000001bcd2a98",
