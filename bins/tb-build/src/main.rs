@@ -352,7 +352,7 @@ fn rate(positions: usize, elapsed: Duration) -> String {
 
 fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
-    let given = parse_board(board)?;
+    let given = hex::parse_board(board)?;
     let board = table.spec().with_large_tiles(given);
     let read =
         || Ok::<_, tablebase::Error>((table.move_rates(board)?, table.afterstate_rate(board)?));
@@ -417,40 +417,6 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
         None => writeln!(out, "best   none: no move keeps the formation")?,
     }
     Ok(())
-}
-
-/// A board as a user writes it: a grid of tile values (cells split by
-/// white space or `/`), as read off a game, in which `f` stands for a large
-/// tile or a wall, or else the reference's hex.
-fn parse_board(text: &str) -> anyhow::Result<u64> {
-    // Trimmed first: `board`'s text reads hex too, in 2048lab's order.
-    let text = text.trim();
-    if !text.contains(|c: char| c.is_whitespace() || c == '/') {
-        return Ok(hex::parse(text)?);
-    }
-    // `f` is read as 32768, whose code is 0xF: a wall has no tile value.
-    let cells: Vec<&str> = text
-        .split(|c: char| c.is_whitespace() || c == '/')
-        .filter(|cell| !cell.is_empty())
-        .map(|cell| {
-            if cell.eq_ignore_ascii_case("f") {
-                "32768"
-            } else {
-                cell
-            }
-        })
-        .collect();
-    let not_a_board = |problem: String| anyhow::anyhow!("{text:?} is not a board: {problem}");
-    match cells.join(" ").parse::<board::Board>() {
-        Ok(grid) => Ok(grid.raw()),
-        Err(board::Error::CellCount { count, .. }) => {
-            Err(not_a_board(format!("{count} cells, a board has 16")))
-        }
-        Err(board::Error::Tile { token, .. }) => Err(not_a_board(format!(
-            "{token:?} is not a tile (2, 4, 8, ..., . for empty, f for a large tile or a wall)"
-        ))),
-        Err(error) => Err(error.into()),
-    }
 }
 
 fn info(dir: &Path) -> anyhow::Result<()> {

@@ -503,11 +503,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ("0x1g", "not a hex number"),
         (
             "2 2 . . / . . . . / 2 . . .",
-            "\"2 2 . . / . . . . / 2 . . .\" is not a board: 12 cells, a board has 16",
+            "board \"2 2 . . / . . . . / 2 . . .\": 12 cells, a board has 16",
         ),
         (
             "2 2 . . / . . . . / 2 f f g / 4 f f f",
-            "\"2 2 . . / . . . . / 2 f f g / 4 f f f\" is not a board: \"g\" is not a tile",
+            "board \"2 2 . . / . . . . / 2 f f g / 4 f f f\": \"g\" is not a tile",
         ),
         (
             "0x117000001bcd2a98",

@@ -55,6 +55,57 @@ pub fn parse(text: &str) -> Result<u64, Error> {
         })
 }
 
+/// Reads a board as a user writes it: a grid of tile values, upper-left
+/// cell first, cells split by white space or `/` (`board::Board`'s text,
+/// as read off a game), in which `f` stands for a large tile or a wall;
+/// else the reference's hex ([`parse`]).
+///
+/// ```
+/// let grid = tablebase::hex::parse_board("2 . . . / . . . . / 2 f f f / 4 f f f")?;
+/// assert_eq!(grid, tablebase::hex::parse("0x100000001fff2fff")?);
+/// # Ok::<(), tablebase::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Board`] for a grid of another size than 16 or with a cell that
+/// is no tile, and as [`parse`] for anything else.
+pub fn parse_board(text: &str) -> Result<u64, Error> {
+    // Trimmed first: `board`'s text reads hex too, in 2048lab's order.
+    let text = text.trim();
+    if !text.contains(|c: char| c.is_whitespace() || c == '/') {
+        return parse(text);
+    }
+    // `f` is read as 32768, whose code is 0xF: a wall has no tile value.
+    let cells: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '/')
+        .filter(|cell| !cell.is_empty())
+        .map(|cell| {
+            if cell.eq_ignore_ascii_case("f") {
+                "32768"
+            } else {
+                cell
+            }
+        })
+        .collect();
+    cells
+        .join(" ")
+        .parse::<board::Board>()
+        .map(board::Board::raw)
+        .map_err(|error| Error::Board {
+            input: format!("{text:?}"),
+            problem: match error {
+                board::Error::CellCount { count, .. } => {
+                    format!("{count} cells, a board has 16")
+                }
+                board::Error::Tile { token, .. } => format!(
+                    "{token:?} is not a tile (2, 4, 8, ..., . for empty, f for a large tile \
+                     or a wall)"
+                ),
+                error => error.to_string(),
+            },
+        })
+}
+
 /// Writes a board in the reference's order, as `0x` and 16 digits.
 pub fn format(board: u64) -> String {
     format!("{:#018x}", to_reference(board))
