@@ -17,7 +17,7 @@ use fib2584::{Fibonacci, Network, default_radix, report, tile};
 use learn::checkpoint::{self, Settings};
 use learn::session::Checkpointing;
 use learn::{Log, Plan, Stats, episode_rng, play, play_episodes, run_blocks};
-use ntuple::{Metadata, parse_patterns};
+use ntuple::{AtomicFile, Metadata, parse_patterns};
 
 /// Trains and evaluates n-tuple networks for 2584 Fibonacci, the game of
 /// the Theory of Computer Games course: afterstate TD(0) learning, 1-ply
@@ -157,15 +157,17 @@ fn train(
         learning,
         four_rate: 0.1,
     };
-    let checkpointing = Checkpointing {
-        path: cli::with_suffix(output, ".checkpoint"),
+    let checkpointing = cli::checkpoint_path(output).map(|path| Checkpointing {
+        path,
         every: args.learn.checkpoint_every,
         settings,
-    };
-    let (network, progress) = if !args.learn.restart && checkpointing.path.exists() {
+    });
+    let resumed = checkpointing
+        .as_ref()
+        .filter(|c| !args.learn.restart && c.path.exists());
+    let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
         drop(network);
-        let path = &checkpointing.path;
-        let (network, progress) = checkpoint::load::<Network>(path, &checkpointing.settings)?
+        let (network, progress) = checkpoint::load::<Network>(path, settings)?
             .with_context(|| format!("{}: disappeared while starting", path.display()))?;
         log.write(&format!(
             "resume: {} of {} blocks done, from {}\n\n",
@@ -201,7 +203,12 @@ fn train(
             block.local,
             block.elapsed,
         ))?;
-        checkpointing.after_block(block.index + 1, plan.blocks, &network, block.total)
+        match &checkpointing {
+            Some(checkpointing) => {
+                checkpointing.after_block(block.index + 1, plan.blocks, &network, block.total)
+            }
+            None => Ok(()),
+        }
     })?;
     let metadata = Metadata::from([
         ("trained_episodes".to_owned(), total.episodes.to_string()),
@@ -211,7 +218,9 @@ fn train(
     ]);
     network.save(output, &metadata)?;
     // The output now holds everything the checkpoint did.
-    let _ = std::fs::remove_file(&checkpointing.path);
+    if let Some(checkpointing) = &checkpointing {
+        let _ = std::fs::remove_file(&checkpointing.path);
+    }
     log.write(&format!(
         "trained {} episodes: 2584 reached in {:.2}%\nsaved {}\n\n",
         total.episodes,
@@ -304,32 +313,28 @@ fn replay(path: &Path, log: &mut Log) -> anyhow::Result<()> {
 }
 
 /// Records written by the playing threads, under a temporary name until
-/// the evaluation ends.
+/// the evaluation ends ([`AtomicFile`]: an evaluation that stops early
+/// leaves the file before it as it was).
 struct RecordFile {
-    temporary: PathBuf,
     path: PathBuf,
-    /// The writer, until [`RecordFile::finish`] takes it, and the first
-    /// failure to write.
-    out: Mutex<Option<(BufWriter<File>, Option<std::io::Error>)>>,
+    /// The writer, and the first failure to write.
+    out: Mutex<(BufWriter<AtomicFile>, Option<std::io::Error>)>,
 }
 
 impl RecordFile {
     fn create(path: &Path) -> anyhow::Result<Self> {
         cli::check_output(path)?;
-        let temporary = cli::with_suffix(path, &format!(".tmp-{}", std::process::id()));
-        let file = File::create(&temporary)
-            .with_context(|| format!("{}: cannot create", temporary.display()))?;
+        let file = AtomicFile::create(path)?;
         Ok(Self {
-            temporary,
             path: path.to_owned(),
-            out: Mutex::new(Some((BufWriter::new(file), None))),
+            out: Mutex::new((BufWriter::new(file), None)),
         })
     }
 
     /// Appends `record`; the first failure is kept for [`RecordFile::finish`].
     fn write(&self, record: &Record) {
         let mut out = self.out.lock().expect("a writer panicked");
-        if let Some((writer, failure @ None)) = out.as_mut()
+        if let (writer, failure @ None) = &mut *out
             && let Err(error) = writeln!(writer, "{record}")
         {
             *failure = Some(error);
@@ -338,26 +343,14 @@ impl RecordFile {
 
     /// Flushes the records and moves them to their name.
     fn finish(self) -> anyhow::Result<()> {
-        let taken = self.out.lock().expect("a writer panicked").take();
-        let (writer, failure) = taken.expect("finished once");
-        let result = match failure {
+        let (writer, failure) = self.out.into_inner().expect("a writer panicked");
+        let file = match failure {
             Some(error) => Err(error),
             None => writer
                 .into_inner()
-                .map_err(std::io::IntoInnerError::into_error)
-                .and_then(|file| file.sync_all())
-                .and_then(|()| std::fs::rename(&self.temporary, &self.path)),
+                .map_err(std::io::IntoInnerError::into_error),
         };
-        result.map_err(|error| {
-            anyhow::Error::new(error).context(format!("{}: cannot write", self.path.display()))
-        })
-    }
-}
-
-/// An evaluation that stops early leaves no temporary file behind (after
-/// [`RecordFile::finish`] it has been renamed away).
-impl Drop for RecordFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.temporary);
+        let file = file.with_context(|| format!("{}: cannot write", self.path.display()))?;
+        Ok(file.commit()?)
     }
 }

@@ -90,6 +90,38 @@ fn trains_evaluates_records_and_replays() {
     );
 }
 
+/// Outputs that are not regular files (`-o /dev/null --record /dev/null`;
+/// named pipes here, as a test must not touch `/dev`) are written in
+/// place, never renamed over.
+#[cfg(unix)]
+#[test]
+fn outputs_that_are_devices_or_pipes_are_written_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (network, network_reader) = testkit::named_pipe(dir.path(), "net.pipe");
+    let (games, games_reader) = testkit::named_pipe(dir.path(), "games.pipe");
+    let args = [
+        "-n",
+        "2x4patt",
+        "-t",
+        "1x100",
+        "-e",
+        "1x20",
+        "-s",
+        "1",
+        "-o",
+        "net.pipe",
+        "--record",
+        "games.pipe",
+    ];
+    let run = fib2584(&args, dir.path());
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(testkit::is_named_pipe(&network) && testkit::is_named_pipe(&games));
+    assert!(network_reader.join().unwrap().starts_with(b"2048labW"));
+    assert_eq!(text(&games_reader.join().unwrap()).lines().count(), 20);
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(names.len(), 2, "no checkpoint, no temporary file");
+}
+
 #[test]
 fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
     let dir = tempfile::tempdir().unwrap();

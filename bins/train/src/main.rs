@@ -82,7 +82,6 @@ fn train(args: Args) -> anyhow::Result<()> {
         tables: None,
     });
     cli::check_output(&output.path)?;
-    let checkpoint_path = cli::with_suffix(&output.path, ".checkpoint");
     let (seed_text, seed) = args.play.run.seed();
     let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
@@ -94,15 +93,21 @@ fn train(args: Args) -> anyhow::Result<()> {
         learning,
         four_rate: args.play.four_rate,
     };
-    let (network, progress) = if !args.learn.restart && checkpoint_path.exists() {
+    let checkpointing = cli::checkpoint_path(&output.path).map(|path| Checkpointing {
+        path,
+        every: args.learn.checkpoint_every,
+        settings,
+    });
+    let resumed = checkpointing
+        .as_ref()
+        .filter(|c| !args.learn.restart && c.path.exists());
+    let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
         // The checkpoint holds the weights to go on with: free these first,
         // so that two networks never occupy memory at once.
         drop(network);
-        let (network, progress) =
-            checkpoint::load(&checkpoint_path, &settings)?.with_context(|| {
-                format!("{}: disappeared while starting", checkpoint_path.display())
-            })?;
-        (network, Some(progress))
+        let (network, progress) = checkpoint::load(path, settings)?
+            .with_context(|| format!("{}: disappeared while starting", path.display()))?;
+        (network, Some((progress, path)))
     } else {
         (network, None)
     };
@@ -126,12 +131,12 @@ fn train(args: Args) -> anyhow::Result<()> {
         &network,
         &extra,
     ))?;
-    if let Some(progress) = &progress {
+    if let Some((progress, path)) = &progress {
         log.write(&format!(
             "resume: {} of {} blocks done, from {}\n\n",
             progress.blocks_done,
             args.plan.blocks,
-            checkpoint_path.display()
+            path.display()
         ))?;
     }
     log.write(&format!("train: {}\n\n", args.plan))?;
@@ -145,17 +150,12 @@ fn train(args: Args) -> anyhow::Result<()> {
         threads: usize::from(args.play.run.threads),
         plan: args.plan,
     };
-    let checkpointing = Checkpointing {
-        path: checkpoint_path.clone(),
-        every: args.learn.checkpoint_every,
-        settings,
-    };
     let total = session::train(
         &run,
         &mut log,
         args.play.win,
-        Some(&checkpointing),
-        progress,
+        checkpointing.as_ref(),
+        progress.map(|(progress, _)| progress),
     )?;
 
     let metadata = Metadata::from([
@@ -170,7 +170,9 @@ fn train(args: Args) -> anyhow::Result<()> {
     network.disable_coherence();
     cli::save(&network, &output, &metadata)?;
     // The output now holds everything the checkpoint did.
-    let _ = std::fs::remove_file(&checkpoint_path);
+    if let Some(checkpointing) = &checkpointing {
+        let _ = std::fs::remove_file(&checkpointing.path);
+    }
     log.write(&format!("saved {output}\n\n"))?;
 
     if let Some(plan) = args.evaluate {

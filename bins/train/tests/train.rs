@@ -159,6 +159,37 @@ fn trains_logs_saves_and_evaluates() {
     assert!(output.status.success(), "{}", text(&output.stderr));
 }
 
+/// An output that is not a regular file (`-o /dev/null`; a named pipe
+/// here, as a test must not touch `/dev`) is written in place, never
+/// renamed over, and keeps no checkpoint beside it.
+#[cfg(unix)]
+#[test]
+fn an_output_that_is_a_device_or_a_pipe_is_written_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pipe, reader) = testkit::named_pipe(dir.path(), "out.nw");
+    let args = [
+        "-n",
+        "0123",
+        "-t",
+        "2x100",
+        "--checkpoint-every",
+        "1",
+        "-s",
+        "pipe",
+        "-o",
+        "out.nw",
+    ];
+    let output = train(&args, dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(testkit::is_named_pipe(&pipe), "still a pipe");
+    assert!(reader.join().unwrap().starts_with(b"2048labW"));
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["out.nw"], "no checkpoint, no temporary file");
+}
+
 #[test]
 fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
     killed_run_resumes(&[]);

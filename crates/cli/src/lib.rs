@@ -99,7 +99,7 @@ pub struct LearnArgs {
     #[arg(short = 'm', long, default_value = "online")]
     pub mode: Mode,
 
-    /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks
+    /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks (none when OUTPUT is a device such as /dev/null)
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub checkpoint_every: u64,
 
@@ -143,11 +143,16 @@ pub fn seed(text: Option<&str>) -> (String, u64) {
     (text, value)
 }
 
-/// `path` with `suffix` added to its name (`net.nw` -> `net.nw.checkpoint`).
-pub fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut name = path.as_os_str().to_owned();
-    name.push(suffix);
-    PathBuf::from(name)
+/// Where a run saving to `output` keeps its checkpoint: `OUTPUT.checkpoint`,
+/// or nowhere when `output` is a device or a pipe (`-o /dev/null` keeps
+/// nothing to resume into, and a checkpoint beside it would be a file in
+/// `/dev`).
+pub fn checkpoint_path(output: &Path) -> Option<PathBuf> {
+    (!ntuple::is_special_file(output)).then(|| {
+        let mut name = output.as_os_str().to_owned();
+        name.push(".checkpoint");
+        PathBuf::from(name)
+    })
 }
 
 /// Where a network named by `words` is saved by default: `4x6patt` +
@@ -328,4 +333,24 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn checkpoints_are_kept_beside_files_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("net.nw");
+        assert_eq!(
+            checkpoint_path(&file),
+            Some(dir.path().join("net.nw.checkpoint"))
+        );
+        let (pipe, reader) = testkit::named_pipe(dir.path(), "pipe.nw");
+        assert_eq!(checkpoint_path(&pipe), None);
+        std::fs::write(&pipe, "").unwrap();
+        reader.join().unwrap();
+    }
 }

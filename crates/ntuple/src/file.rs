@@ -4,10 +4,11 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::atomic::write_atomically;
 use crate::coherence::Coherence;
 use crate::memory::{available_memory, format_bytes};
 use crate::{Error, Network, Pattern, Stages, Table};
@@ -546,38 +547,6 @@ impl Network {
         };
         Ok(Loaded { network, metadata })
     }
-}
-
-/// Writes a file through `write` under a temporary name in the same folder,
-/// syncs it, and renames it to `path`; the temporary file is removed if
-/// anything fails.
-///
-/// # Errors
-/// [`Error::Io`] naming `path`.
-pub fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(File) -> io::Result<File>,
-) -> Result<(), Error> {
-    let temporary = temporary_path(path);
-    let result = File::create(&temporary)
-        .and_then(write)
-        .and_then(|file| file.sync_all())
-        .and_then(|()| std::fs::rename(&temporary, path));
-    result.map_err(|source| {
-        let _ = std::fs::remove_file(&temporary);
-        Error::Io {
-            path: path.to_owned(),
-            source,
-        }
-    })
-}
-
-/// `name.tmp-PID` beside `path`: unique per process, and never taken for a
-/// finished file.
-fn temporary_path(path: &Path) -> PathBuf {
-    let mut name = path.file_name().unwrap_or_default().to_os_string();
-    name.push(format!(".tmp-{}", std::process::id()));
-    path.with_file_name(name)
 }
 
 #[cfg(test)]

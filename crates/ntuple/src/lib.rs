@@ -27,6 +27,7 @@
 //! Weight files are described in docs/weights.md in the repository.
 
 mod alias;
+mod atomic;
 mod coherence;
 mod error;
 mod file;
@@ -39,8 +40,9 @@ mod table;
 mod tdl2048;
 
 pub use alias::{ALIASES, alias_names, parse_patterns};
+pub use atomic::{AtomicFile, is_special_file, write_atomically};
 pub use error::Error;
-pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights, write_atomically};
+pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights};
 pub use memory::{available_memory, format_bytes, parse_bytes};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};

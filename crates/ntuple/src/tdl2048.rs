@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use crate::file::{Loaded, Metadata, is_2048lab_file, write_atomically};
+use crate::atomic::write_atomically;
+use crate::file::{Loaded, Metadata, is_2048lab_file};
 use crate::{Error, Network, Pattern, Stages, Table};
 
 /// The record code of a weight table.

@@ -1,10 +1,13 @@
 //! What the tests of 2048lab's programs share: running a program as a user
 //! does, killing a long run as soon as it has written a checkpoint, to
 //! check that running it again resumes and ends as an uninterrupted run,
-//! and finding the files TDL2048+ wrote.
+//! finding the files TDL2048+ wrote, and named pipes standing for
+//! `/dev/null`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+#[cfg(unix)]
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// Runs `program args` in `dir` to its end.
@@ -58,6 +61,33 @@ pub fn tdl2048_fixtures() -> PathBuf {
 /// A program's output as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A named pipe `name` made in `dir`, and a thread that reads everything
+/// written to it: a file that is not a regular one, as `/dev/null` is,
+/// which a program must write in place rather than rename a file over,
+/// made where a test may touch it.
+///
+/// # Panics
+/// If `mkfifo` fails.
+#[cfg(unix)]
+pub fn named_pipe(dir: &Path, name: &str) -> (PathBuf, JoinHandle<Vec<u8>>) {
+    let pipe = dir.join(name);
+    let made = Command::new("mkfifo").arg(&pipe).status();
+    assert!(made.is_ok_and(|status| status.success()), "mkfifo {name}");
+    let reader = {
+        let pipe = pipe.clone();
+        std::thread::spawn(move || std::fs::read(pipe).expect("the pipe reads"))
+    };
+    (pipe, reader)
+}
+
+/// Whether `path` is still a named pipe (a program that renamed a file over
+/// it leaves its reader waiting: check this before joining the reader).
+#[cfg(unix)]
+pub fn is_named_pipe(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::symlink_metadata(path).is_ok_and(|metadata| metadata.file_type().is_fifo())
 }
 
 /// Starts `program args` in `dir` and kills it as soon as the file

@@ -1,0 +1,264 @@
+//! Files written whole or not at all: under a temporary name beside their
+//! own, synced, then renamed into place, so that a file under its name is
+//! never half-written (a weight file, a checkpoint, a record of games),
+//! whatever kills the program meanwhile.
+//!
+//! A name that is not a regular file is written in place instead: a
+//! device such as `/dev/null`, or a pipe, is where a user sends what they
+//! do not keep, and a rename over it would replace it with a plain file
+//! (for root, `/dev/null` itself) or fail for want of rights in its
+//! folder. A symbolic link is followed: the file it points to is replaced,
+//! and the link stays.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use crate::Error;
+
+/// A file being written to its name: bytes go to a temporary file beside
+/// it until [`AtomicFile::commit`] renames that into place. Dropped
+/// without a commit, it removes the temporary file and leaves the name as
+/// it was.
+///
+/// ```
+/// use std::io::Write;
+/// use ntuple::AtomicFile;
+///
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("games.txt");
+/// let mut file = AtomicFile::create(&path)?;
+/// writeln!(file, "one game")?;
+/// assert!(!path.exists(), "nothing under the name before the commit");
+/// file.commit()?;
+/// assert_eq!(std::fs::read_to_string(&path)?, "one game\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct AtomicFile {
+    file: File,
+    target: Target,
+}
+
+impl AtomicFile {
+    /// Starts writing the file `path` names (see the module's notes for
+    /// devices, pipes and links).
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming `path` if the file cannot be created.
+    pub fn create(path: &Path) -> Result<Self, Error> {
+        let target = Target::of(path);
+        match File::create(target.writing()) {
+            Ok(file) => Ok(Self { file, target }),
+            Err(source) => Err(target.error(source)),
+        }
+    }
+
+    /// Syncs the file and renames it to its name.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file; the temporary file is removed.
+    pub fn commit(mut self) -> Result<(), Error> {
+        let result = self.target.commit(&mut self.file);
+        // Renamed, or to be removed on drop.
+        if result.is_ok() {
+            self.target.temporary = None;
+        }
+        result.map_err(|source| self.target.error(source))
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.file.write(bytes)
+    }
+
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if let Some(temporary) = &self.target.temporary {
+            let _ = std::fs::remove_file(temporary);
+        }
+    }
+}
+
+/// Writes a file through `write` under a temporary name in the same folder,
+/// syncs it, and renames it to `path` (an [`AtomicFile`] written at once);
+/// the temporary file is removed if anything fails.
+///
+/// # Errors
+/// [`Error::Io`] naming `path`.
+pub fn write_atomically(
+    path: &Path,
+    write: impl FnOnce(File) -> io::Result<File>,
+) -> Result<(), Error> {
+    let target = Target::of(path);
+    let result = File::create(target.writing())
+        .and_then(write)
+        .and_then(|mut file| target.commit(&mut file));
+    if let (Err(_), Some(temporary)) = (&result, &target.temporary) {
+        let _ = std::fs::remove_file(temporary);
+    }
+    result.map_err(|source| target.error(source))
+}
+
+/// Whether `path` names something that is neither a regular file nor a
+/// folder (links followed): a device such as `/dev/null`, a pipe or a
+/// socket. Files are written into such a name in place, and nothing is
+/// kept beside it (a checkpoint beside `/dev/null` would be a file in
+/// `/dev`).
+pub fn is_special_file(path: &Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|metadata| !metadata.is_file() && !metadata.is_dir())
+}
+
+/// Where the bytes of a file named by a user go, and how they reach its
+/// name.
+#[derive(Debug)]
+struct Target {
+    /// The name the user gave, for messages.
+    named: PathBuf,
+    /// The file replaced: `named`, or the file a link there points to.
+    path: PathBuf,
+    /// The temporary file the bytes go to first; `None` for a device or a
+    /// pipe, written in place, and once renamed.
+    temporary: Option<PathBuf>,
+}
+
+impl Target {
+    fn of(named: &Path) -> Self {
+        if is_special_file(named) {
+            return Self {
+                named: named.to_owned(),
+                path: named.to_owned(),
+                temporary: None,
+            };
+        }
+        // A link to a file is followed (only an existing file resolves).
+        let path = std::fs::canonicalize(named)
+            .ok()
+            .filter(|resolved| resolved.is_file())
+            .unwrap_or_else(|| named.to_owned());
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(format!(".tmp-{}", std::process::id()));
+        Self {
+            named: named.to_owned(),
+            temporary: Some(path.with_file_name(name)),
+            path,
+        }
+    }
+
+    /// The file the bytes are written to.
+    fn writing(&self) -> &Path {
+        self.temporary.as_deref().unwrap_or(&self.path)
+    }
+
+    /// Puts the written `file` in place: synced and renamed, or, written
+    /// in place, flushed (a device or a pipe has nothing to sync).
+    fn commit(&self, file: &mut File) -> io::Result<()> {
+        match &self.temporary {
+            Some(temporary) => file
+                .sync_all()
+                .and_then(|()| std::fs::rename(temporary, &self.path)),
+            None => file.flush(),
+        }
+    }
+
+    fn error(&self, source: io::Error) -> Error {
+        Error::Io {
+            path: self.named.clone(),
+            source,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn written(path: &Path, text: &str) -> Result<(), Error> {
+        write_atomically(path, |mut file| {
+            file.write_all(text.as_bytes())?;
+            Ok(file)
+        })
+    }
+
+    /// Names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_file_is_replaced_whole_or_left_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("net.nw");
+        written(&path, "first").unwrap();
+        let failed = write_atomically(&path, |mut file| {
+            file.write_all(b"half")?;
+            Err(io::Error::other("killed"))
+        });
+        assert!(matches!(failed, Err(Error::Io { path: p, .. }) if p == path));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
+        written(&path, "second").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+
+        let mut dropped = AtomicFile::create(&path).unwrap();
+        dropped.write_all(b"never committed").unwrap();
+        drop(dropped);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+        assert_eq!(names(dir.path()), ["net.nw"], "no temporary file left");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_stays_and_its_file_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("kept.nw");
+        let link = dir.path().join("latest.nw");
+        std::fs::write(&file, "old").unwrap();
+        std::os::unix::fs::symlink(&file, &link).unwrap();
+        written(&link, "new").unwrap();
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "new");
+        assert_eq!(names(dir.path()), ["kept.nw", "latest.nw"]);
+    }
+
+    /// A pipe stands for any file that is not a regular one: writing to it
+    /// must not rename a file over it (for `/dev/null`, as root, that
+    /// would replace the device).
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_written_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let (pipe, reader) = testkit::named_pipe(dir.path(), "pipe");
+        assert!(is_special_file(&pipe));
+        let mut file = AtomicFile::create(&pipe).unwrap();
+        file.write_all(b"through the pipe").unwrap();
+        file.commit().unwrap();
+        assert!(testkit::is_named_pipe(&pipe), "still a pipe");
+        assert_eq!(reader.join().unwrap(), b"through the pipe");
+        assert_eq!(names(dir.path()), ["pipe"]);
+    }
+
+    #[test]
+    fn files_and_folders_are_not_special() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("net.nw");
+        assert!(!is_special_file(&path), "missing");
+        written(&path, "weights").unwrap();
+        assert!(!is_special_file(&path));
+        assert!(!is_special_file(dir.path()));
+    }
+}
