@@ -52,8 +52,8 @@ struct Args {
     limit: Option<Limits>,
 
     /// A transposition table of this size shared by all threads (e.g. 1G;
-    /// rounded down to a power of two) [default: none, or 256M for the
-    /// heuristic]
+    /// rounded down to a power of two; 0 for none) [default: none, or 256M
+    /// for the heuristic]
     #[arg(short = 'c', long, value_name = "SIZE", value_parser = cli::parse_memory)]
     cache: Option<u64>,
 
@@ -124,7 +124,10 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         blocks: if heuristic { 1 } else { 10 },
         block_size: if heuristic { 100 } else { 1000 },
     });
-    let cache = args.cache.or(heuristic.then_some(256 << 20));
+    let cache = args
+        .cache
+        .or(heuristic.then_some(256 << 20))
+        .filter(|&bytes| bytes > 0);
     anyhow::ensure!(
         cache.is_some() || !args.peek,
         "--peek: there is no transposition table to peek in; give one with -c"

@@ -111,6 +111,10 @@ fn bad_files_and_networks_are_clear_errors() {
     let output = eval(&["--peek", "-e", "1x1", "-s", "1", "-d", "2p"], dir.path());
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(text(&output.stdout).contains("cache = 256 MiB peek"));
+    // And -c 0 leaves it out (it was one slot of 16 bytes).
+    let output = eval(&["-c", "0", "-e", "1x1", "-s", "1", "-d", "2p"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("search = 2p, cache = none, cutoff"));
 }
 
 #[test]
