@@ -186,6 +186,7 @@ fn plot(
     block_size: Option<u64>,
     title: &str,
 ) -> anyhow::Result<()> {
+    cli::check_output(output)?;
     let mut curves: Vec<Curve> = Vec::new();
     for path in logs {
         let runs = read(path)?;
