@@ -15,7 +15,7 @@ use crate::{Error, Learning, Outcome, Stats, block_report, episode, seed};
 /// How many episodes a run plays: `blocks` blocks of `block_size`.
 ///
 /// Written as TDL2048+ writes it: `100` is 100 blocks of 1000 episodes, and
-/// `1x20000` one block of 20,000.
+/// `1x20000` one block of 20,000. Its episodes number at most `u64::MAX`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Plan {
     /// The number of blocks.
@@ -40,7 +40,9 @@ impl FromStr for Plan {
             Some((blocks, size)) => number(blocks).zip(number(size)),
             None => number(text).map(|blocks| (blocks, 1000)),
         };
-        plan.map(|(blocks, block_size)| Plan { blocks, block_size })
+        // Episodes are numbered (and seeded) in a `u64`.
+        plan.filter(|(blocks, size)| blocks.checked_mul(*size).is_some())
+            .map(|(blocks, block_size)| Plan { blocks, block_size })
             .ok_or_else(|| Error::Plan {
                 input: text.to_owned(),
             })
@@ -296,7 +298,20 @@ mod tests {
             }
         );
         assert_eq!("1x20000".parse::<Plan>().unwrap().to_string(), "1x20000");
-        for bad in ["", "0", "x5", "2x", "ten", "2x0", "-3"] {
+        let most = u64::MAX;
+        assert_eq!(
+            format!("{most}x1").parse::<Plan>().unwrap().episodes(),
+            most
+        );
+        assert_eq!(
+            format!("{}", most / 1000).parse::<Plan>().unwrap().blocks,
+            most / 1000
+        );
+        let too_many = [format!("{most}x2"), format!("{}", most / 1000 + 1)];
+        for bad in ["", "0", "x5", "2x", "ten", "2x0", "-3"]
+            .into_iter()
+            .chain(too_many.iter().map(String::as_str))
+        {
             assert!(bad.parse::<Plan>().is_err(), "{bad}");
         }
     }
