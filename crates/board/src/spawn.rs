@@ -11,6 +11,21 @@ use crate::{Board, Error};
 /// Random draws use one `u64` from the generator for each tile (and rarely
 /// more, to keep the cell choice exactly uniform), decoded by 2048lab itself,
 /// so seeded games stay the same whatever version of `rand` is in use.
+///
+/// ```
+/// use board::{Board, SpawnRule};
+/// use rand::SeedableRng;
+///
+/// let board: Board = "2 4 8 16 / 2 4 8 16 / 2 4 8 16 / 2 4 8 .".parse()?;
+/// // At random, as a game plays: the one empty cell gets a 2 or a 4.
+/// let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+/// let spawned = SpawnRule::STANDARD.spawn(board, &mut rng).expect("a cell is empty");
+/// assert!([1, 2].contains(&spawned.tile(15)));
+/// // Enumerated, as a search or a tablebase weighs them.
+/// let outcomes: Vec<(Board, f64)> = SpawnRule::STANDARD.outcomes(board).collect();
+/// assert_eq!(outcomes, [(board.with_tile(15, 1), 0.9), (board.with_tile(15, 2), 0.1)]);
+/// # Ok::<(), board::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpawnRule {
     four_rate: f64,

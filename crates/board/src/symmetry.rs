@@ -77,6 +77,23 @@ impl Board {
 /// them, and [`Symmetry::direction`] says where a move goes, so that sliding
 /// a transformed board in the transformed direction gives the transformed
 /// afterstate.
+///
+/// ```
+/// use board::{Board, Direction, Symmetry};
+///
+/// let board: Board = "2 . . . / 4 . . . / . . . . / . . . .".parse()?;
+/// let turned = board.transform(Symmetry::RotateClockwise);
+/// assert_eq!(turned, ". . 4 2 / . . . . / . . . . / . . . .".parse()?);
+/// // Moves turn with the board: down on the board is left on its turn.
+/// let turn = Symmetry::RotateClockwise;
+/// assert_eq!(turn.direction(Direction::Down), Direction::Left);
+/// let down = board.slide(Direction::Down).expect("the tiles slide down");
+/// let left = turned.slide(Direction::Left).expect("the tiles slide left");
+/// assert_eq!(left.board, down.board.transform(turn));
+/// // Symmetric boards share one canonical form.
+/// assert_eq!(turned.canonical(), board.canonical());
+/// # Ok::<(), board::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(u8)]
 pub enum Symmetry {

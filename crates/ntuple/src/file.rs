@@ -493,6 +493,26 @@ impl Network {
     /// file beside it, then renamed into place, so an interrupted save never
     /// leaves a half-written file under the real name.
     ///
+    /// ```
+    /// use board::Board;
+    /// use ntuple::{Metadata, Network, parse_patterns};
+    ///
+    /// let network = Network::new(parse_patterns(["0123 4567"])?)?;
+    /// let board: Board = "2 4 8 16 / . . . . / . . . . / . . . .".parse()?;
+    /// network.update(board, 1.0);
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("net.nw");
+    /// let metadata = Metadata::from([("seed".to_owned(), "1".to_owned())]);
+    /// network.save(&path, &metadata)?;
+    ///
+    /// // Loading checks the patterns when asked to (and the checksum always).
+    /// let loaded = Network::load(&path, Some(network.patterns()))?;
+    /// assert_eq!(loaded.network.estimate(board), network.estimate(board));
+    /// assert_eq!(loaded.metadata["seed"], "1");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// [`Error::Io`] naming the file if writing fails.
     pub fn save(&self, path: &Path, metadata: &Metadata) -> Result<(), Error> {

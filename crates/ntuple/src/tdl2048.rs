@@ -21,6 +21,23 @@ impl Network {
     /// [`MAGIC`](crate::MAGIC)) or TDL2048+'s `.w`. See
     /// [`Network::load_with_limit`] and [`Network::load_tdl2048`].
     ///
+    /// ```
+    /// use board::Board;
+    /// use ntuple::{Network, parse_patterns};
+    ///
+    /// let network = Network::new(parse_patterns(["012345 0145"])?)?;
+    /// let board: Board = "2 4 8 16 / 32 . . . / . . . . / . . . .".parse()?;
+    /// network.update(board, 1.0);
+    ///
+    /// // Written for TDL2048+ (`-i net.w` there), read back as any file is.
+    /// let dir = tempfile::tempdir()?;
+    /// let path = dir.path().join("net.w");
+    /// network.save_tdl2048(&path)?;
+    /// let loaded = Network::open(&path, Some(network.patterns()), u64::MAX)?;
+    /// assert_eq!(loaded.network.estimate(board), network.estimate(board));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
     /// # Errors
     /// As those functions.
     pub fn open(path: &Path, expected: Option<&[Pattern]>, limit: u64) -> Result<Loaded, Error> {
