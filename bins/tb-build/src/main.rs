@@ -36,7 +36,7 @@ enum Command {
         /// The target tile: 8 to 16384
         #[arg(value_parser = cli::parse_tile)]
         target: u8,
-        /// The table's folder [default: FORMATION-TARGET]
+        /// The table's folder: new, empty, or the table's own to finish [default: FORMATION-TARGET]
         #[arg(short = 'o', long, value_name = "DIR")]
         output: Option<PathBuf>,
         /// Probability that a new tile is a 4

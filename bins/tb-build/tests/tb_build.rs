@@ -607,6 +607,63 @@ fn a_table_of_lost_positions_stores_none_and_answers_0() {
     assert!(output.status.success(), "{}", text(&output.stderr));
 }
 
+/// A new table is built in a new or empty folder: one that holds other
+/// files is refused and left as it was (a build in it removed files whose
+/// names looked like its temporary ones, and would have removed a `work/`
+/// of the user's with its own at the end). What a build killed before its
+/// manifest leaves is no obstacle.
+#[test]
+fn a_new_table_is_not_built_among_other_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("mine");
+    std::fs::create_dir_all(folder.join("work")).unwrap();
+    for file in ["notes.tmp-1", "work/results.txt"] {
+        std::fs::write(folder.join(file), "the user's").unwrap();
+    }
+    let output = tb_build(&["build", "L3", "16", "-o", "mine"], dir.path());
+    assert!(!output.status.success());
+    let err = text(&output.stderr);
+    assert_eq!(
+        err,
+        "tb-build: mine: holds no table but other files (notes.tmp-1 and 1 more): build a \
+         new table in a new or empty folder\n"
+    );
+    let mut left: Vec<_> = walk(&folder);
+    left.sort();
+    assert_eq!(left, ["notes.tmp-1", "work", "work/results.txt"]);
+
+    let killed = dir.path().join("killed");
+    std::fs::create_dir_all(killed.join("work")).unwrap();
+    for file in ["work/lock", "table.json.tmp-7"] {
+        std::fs::write(killed.join(file), "").unwrap();
+    }
+    let output = tb_build(&["build", "L3", "16", "-o", "killed"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        walk(&killed)
+            .iter()
+            .all(|name| name.starts_with("layer-") || name == "table.json")
+    );
+}
+
+/// The names under `folder`, as paths relative to it.
+fn walk(folder: &Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(folder).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            names.extend(
+                walk(&path)
+                    .into_iter()
+                    .map(|inner| format!("{name}/{inner}")),
+            );
+        }
+        names.push(name);
+    }
+    names
+}
+
 /// Two builds in one folder would write and remove each other's files:
 /// while one runs (here, its lock held by the test, and a file it is
 /// writing in `work/`), another stops, and leaves the file be.

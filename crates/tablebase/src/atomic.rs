@@ -100,25 +100,30 @@ impl Drop for AtomicFile {
 
 /// Removes the files of `folder` left under temporary names by a build
 /// that was killed: nothing reads them, and the files they were for are
-/// written again.
+/// written again. Only the temporary files of names that `ours` accepts
+/// go: a file of the user's that merely looks like one stays.
 ///
 /// # Errors
 /// [`Error::Io`] naming the folder or the file.
-pub(crate) fn remove_temporaries(folder: &Path) -> Result<(), Error> {
+pub(crate) fn remove_temporaries(folder: &Path, ours: impl Fn(&str) -> bool) -> Result<(), Error> {
     let io = |source| Error::Io {
         path: folder.to_owned(),
         source,
     };
     for entry in std::fs::read_dir(folder).map_err(io)? {
         let path = entry.map_err(io)?.path();
-        if path
-            .file_name()
-            .is_some_and(|name| name.to_string_lossy().contains(TEMPORARY))
-        {
+        let name = path.file_name().and_then(|name| name.to_str());
+        if name.and_then(temporary_of).is_some_and(&ours) {
             crate::work::remove_if_present(&path)?;
         }
     }
     Ok(())
+}
+
+/// The name a temporary file is written for: `NAME` of `NAME.tmp-PID`.
+pub(crate) fn temporary_of(name: &str) -> Option<&str> {
+    let (base, process) = name.rsplit_once(TEMPORARY)?;
+    (!process.is_empty() && process.bytes().all(|byte| byte.is_ascii_digit())).then_some(base)
 }
 
 #[cfg(test)]
@@ -165,8 +170,20 @@ mod tests {
         assert_eq!(names(), ["finished", "written"]);
 
         std::fs::write(temporary_path(&dir.path().join("killed")), b"half").unwrap();
-        assert_eq!(names().len(), 3);
-        remove_temporaries(dir.path()).unwrap();
-        assert_eq!(names(), ["finished", "written"]);
+        for kept in ["other.tmp-12", "killed.tmp-", "killed.tmp-12.txt"] {
+            std::fs::write(dir.path().join(kept), b"the user's").unwrap();
+        }
+        assert_eq!(names().len(), 6);
+        remove_temporaries(dir.path(), |name| name == "killed").unwrap();
+        assert_eq!(
+            names(),
+            [
+                "finished",
+                "killed.tmp-",
+                "killed.tmp-12.txt",
+                "other.tmp-12",
+                "written"
+            ]
+        );
     }
 }

@@ -22,23 +22,84 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::atomic::remove_temporaries;
+use crate::atomic::{remove_temporaries, temporary_of};
 use crate::rank::{Marks, Ranked};
 use crate::segment::{LEAST_SEGMENT, Segments};
 use crate::solve::{self, Solved};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter, Precision};
 use crate::work::{
-    GENERATED, Generated, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all,
+    GENERATED, Generated, LOCK, RatesFile, Runs, WordWriter, WriteBehind, boards_path, check_all,
     fetch_children, lock, marks_path, rates_path, remove_if_present, unpack, write_solved,
     write_words,
 };
 use crate::{Error, Fixed, Mover, Rate, Spec, generate, optimal};
 
+use crate::manifest::MANIFEST;
 pub use crate::manifest::{MANIFEST_VERSION, Manifest, Options};
 
 /// The file of solved layer `index`.
 pub fn layer_path(dir: &Path, index: usize) -> PathBuf {
     dir.join(format!("layer-{index:04}.tbl"))
+}
+
+/// The folder of a build's working files, inside the table's, removed
+/// once the table is finished.
+const WORK: &str = "work";
+
+/// Whether `name` is one of a finished table's files: its manifest or a
+/// layer file.
+fn is_table_file(name: &str) -> bool {
+    let layer = name
+        .strip_prefix("layer-")
+        .and_then(|name| name.strip_suffix(".tbl"));
+    name == MANIFEST || layer.is_some_and(|digits| digits.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Refuses to start a table in a folder that holds anything but what a
+/// build killed before it wrote its manifest leaves (`work/` with its
+/// lock and temporary files, the manifest's temporary file; a build
+/// running there then stops at the lock): a new table is built in a new or
+/// empty folder, so that no file of the user's is cleaned up as a
+/// build's leftover or goes with `work/` at the end.
+fn check_unused(dir: &Path) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_owned();
+        move |source| Error::Io { path, source }
+    };
+    let mut others = Vec::new();
+    for entry in fs::read_dir(dir).map_err(io(dir))? {
+        let entry = entry.map_err(io(dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let leftover = if name == WORK && entry.path().is_dir() {
+            let mut inside = fs::read_dir(entry.path()).map_err(io(&entry.path()))?;
+            inside.all(|file| {
+                file.is_ok_and(|file| {
+                    let name = file.file_name();
+                    name == LOCK || name.to_str().and_then(temporary_of).is_some()
+                })
+            })
+        } else {
+            temporary_of(&name) == Some(MANIFEST)
+        };
+        if !leftover {
+            others.push(name);
+        }
+    }
+    others.sort();
+    match others.as_slice() {
+        [] => Ok(()),
+        [first, rest @ ..] => Err(Error::File {
+            path: dir.to_owned(),
+            problem: format!(
+                "holds no table but other files ({first}{}): build a new table in a new or \
+                 empty folder",
+                match rest.len() {
+                    0 => String::new(),
+                    more => format!(" and {more} more"),
+                }
+            ),
+        }),
+    }
 }
 
 /// What a build reports as it goes.
@@ -140,7 +201,8 @@ pub struct Summary {
 ///
 /// # Errors
 /// [`Error::File`] if `dir` is a file, holds another table (or the same
-/// one stored otherwise), or another build is running in it;
+/// one stored otherwise) or no table but other files, or another build is
+/// running in it;
 /// [`Error::Io`] for files that cannot be read or written.
 pub fn build(
     spec: &Spec,
@@ -160,10 +222,13 @@ pub fn build(
             problem: "not a folder: a table is built in a folder of its own".to_owned(),
         });
     }
+    if !Manifest::path(dir).exists() && dir.exists() {
+        check_unused(dir)?;
+    }
     fs::create_dir_all(dir).map_err(io(dir))?;
     // The lock comes first, so that two builds never both write the
     // manifest; `work/` made only for it goes when no build follows.
-    let work = dir.join("work");
+    let work = dir.join(WORK);
     let made_work = !work.exists();
     fs::create_dir_all(&work).map_err(io(&work))?;
     let lock = lock(&work)?;
@@ -211,9 +276,8 @@ pub fn build(
     // A killed build may have left files half-written under temporary
     // names; nothing reads them, and the files they were for are rewritten.
     // The files it finished are checked before any is trusted.
-    for folder in [dir, &work] {
-        remove_temporaries(folder)?;
-    }
+    remove_temporaries(dir, is_table_file)?;
+    remove_temporaries(&work, |_| true)?;
     check_all(&work)?;
     let steps = spec.steps();
     let solved_before = (0..steps)
@@ -385,7 +449,7 @@ fn solve_all<R: Rate>(
     report: &mut dyn FnMut(Event),
 ) -> Result<(u64, u64), Error> {
     let steps = spec.steps();
-    let work = dir.join("work");
+    let work = dir.join(WORK);
     let mut total = (0, 0);
     // The working rates of a solved layer (`None` past the last). A layer
     // solved whole may have none ([`Options::layers_hold_solved_rates`]):

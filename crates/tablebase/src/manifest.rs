@@ -56,6 +56,9 @@ impl Default for Options {
     }
 }
 
+/// The manifest's file name in a table's folder.
+pub(crate) const MANIFEST: &str = "table.json";
+
 /// `table.json`: what the table is, how it is stored, whether it is done.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Manifest {
@@ -95,7 +98,7 @@ impl Manifest {
 
     /// The manifest's file in the table's folder `dir`.
     pub(crate) fn path(dir: &Path) -> PathBuf {
-        dir.join("table.json")
+        dir.join(MANIFEST)
     }
 
     /// The table's definition.
