@@ -78,24 +78,31 @@ pub fn save<W: Weights>(path: &Path, network: &W, progress: &Progress) -> Result
 /// Reads the checkpoint at `path`, if there is one, for a run of `settings`.
 ///
 /// # Errors
-/// [`Error::Checkpoint`] if the file belongs to another run or holds no
-/// progress; [`Error::Network`] if it cannot be read.
+/// [`Error::Checkpoint`] if the file belongs to another run, holds no
+/// progress or cannot be read (damaged, cut short), each saying that
+/// deleting it or `--restart` starts the run again.
 pub fn load<W: Weights>(path: &Path, settings: &Settings) -> Result<Option<(W, Progress)>, Error> {
     if !path.exists() {
         return Ok(None);
     }
     let problem = |problem: String| Error::Checkpoint {
         path: path.to_owned(),
-        problem,
+        problem: format!("{problem}; delete it or pass --restart"),
     };
-    let (network, metadata) = W::load(path)?;
+    let (network, metadata) = W::load(path).map_err(|error| {
+        problem(match error {
+            ntuple::Error::File { problem, .. } => problem,
+            ntuple::Error::Io { source, .. } => source.to_string(),
+            other => other.to_string(),
+        })
+    })?;
     let progress: Progress = metadata
         .get(KEY)
         .and_then(|json| serde_json::from_str(json).ok())
         .ok_or_else(|| problem("holds no training progress".to_owned()))?;
     if progress.settings != *settings {
         return Err(problem(format!(
-            "was written by another run ({}); delete it or pass --restart",
+            "was written by another run ({})",
             describe(&progress.settings)
         )));
     }

@@ -145,12 +145,33 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
     // Another run's checkpoint is refused, not silently continued.
     let other = Settings {
         seed: seed_from_text("different"),
-        ..settings
+        ..settings.clone()
     };
     let error = checkpoint::load::<Network>(&path, &other)
         .unwrap_err()
         .to_string();
     assert!(error.contains("was written by another run"), "{error}");
+    assert!(error.ends_with("; delete it or pass --restart"), "{error}");
+
+    // So are a damaged one and a plain weight file, saying what to do.
+    let bytes = std::fs::read(&path).unwrap();
+    std::fs::write(&path, &bytes[..262_936]).unwrap();
+    let error = checkpoint::load::<Network>(&path, &settings).unwrap_err();
+    let expected = format!(
+        "checkpoint {}: truncated: 262936 bytes, but network 0123 4567 needs exactly {}; \
+         delete it or pass --restart",
+        path.display(),
+        bytes.len()
+    );
+    assert_eq!(error.to_string(), expected);
+    uninterrupted.save(&path, &Default::default()).unwrap();
+    let error = checkpoint::load::<Network>(&path, &settings).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with(": holds no training progress; delete it or pass --restart"),
+        "{error}"
+    );
 }
 
 #[test]
