@@ -157,14 +157,8 @@ fn train(
         learning,
         four_rate: 0.1,
     };
-    let checkpointing = cli::checkpoint_path(output).map(|path| Checkpointing {
-        path,
-        every: args.learn.checkpoint_every,
-        settings,
-    });
-    let resumed = checkpointing
-        .as_ref()
-        .filter(|c| !args.learn.restart && c.path.exists());
+    let checkpointing = args.learn.checkpointing(output, settings);
+    let resumed = args.learn.resumed(checkpointing.as_ref());
     let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
         drop(network);
         let (network, progress) = checkpoint::load::<Network>(path, settings)?

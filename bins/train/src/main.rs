@@ -93,14 +93,8 @@ fn train(args: Args) -> anyhow::Result<()> {
         learning,
         four_rate: args.play.four_rate,
     };
-    let checkpointing = cli::checkpoint_path(&output.path).map(|path| Checkpointing {
-        path,
-        every: args.learn.checkpoint_every,
-        settings,
-    });
-    let resumed = checkpointing
-        .as_ref()
-        .filter(|c| !args.learn.restart && c.path.exists());
+    let checkpointing = args.learn.checkpointing(&output.path, settings);
+    let resumed = args.learn.resumed(checkpointing.as_ref());
     let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
         // The checkpoint holds the weights to go on with: free these first,
         // so that two networks never occupy memory at once.

@@ -8,6 +8,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::SpawnRule;
+use learn::checkpoint::Settings;
+use learn::session::Checkpointing;
 use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
@@ -116,6 +118,25 @@ impl LearnArgs {
             norm: self.norm,
             mode: self.mode,
         }
+    }
+
+    /// How a run of `settings` saving to `output` keeps checkpoints: in
+    /// [`checkpoint_path`] (if anywhere), every `--checkpoint-every` blocks.
+    pub fn checkpointing(&self, output: &Path, settings: Settings) -> Option<Checkpointing> {
+        checkpoint_path(output).map(|path| Checkpointing {
+            path,
+            every: self.checkpoint_every,
+            settings,
+        })
+    }
+
+    /// The checkpoint a run resumes from: its file, if there is one and
+    /// `--restart` was not given.
+    pub fn resumed<'a>(
+        &self,
+        checkpointing: Option<&'a Checkpointing>,
+    ) -> Option<&'a Checkpointing> {
+        checkpointing.filter(|checkpointing| !self.restart && checkpointing.path.exists())
     }
 }
 
