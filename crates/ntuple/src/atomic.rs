@@ -134,18 +134,20 @@ struct Target {
 
 impl Target {
     fn of(named: &Path) -> Self {
-        if is_special_file(named) {
-            return Self {
-                named: named.to_owned(),
-                path: named.to_owned(),
-                temporary: None,
-            };
-        }
-        // A link to a file is followed (only an existing file resolves).
-        let path = std::fs::canonicalize(named)
-            .ok()
-            .filter(|resolved| resolved.is_file())
-            .unwrap_or_else(|| named.to_owned());
+        let path = match std::fs::metadata(named) {
+            // A device or a pipe, written in place; or a folder, which then
+            // cannot be opened (a link to one stays).
+            Ok(metadata) if !metadata.is_file() => {
+                return Self {
+                    named: named.to_owned(),
+                    path: named.to_owned(),
+                    temporary: None,
+                };
+            }
+            // A file, through any links to it.
+            Ok(_) => std::fs::canonicalize(named).unwrap_or_else(|_| named.to_owned()),
+            Err(_) => named.to_owned(),
+        };
         let mut name = path.file_name().unwrap_or_default().to_os_string();
         name.push(format!(".tmp-{}", std::process::id()));
         Self {
@@ -250,6 +252,27 @@ mod tests {
         assert!(testkit::is_named_pipe(&pipe), "still a pipe");
         assert_eq!(reader.join().unwrap(), b"through the pipe");
         assert_eq!(names(dir.path()), ["pipe"]);
+    }
+
+    /// A folder is not written over, nor a link to one replaced.
+    #[cfg(unix)]
+    #[test]
+    fn a_folder_or_a_link_to_one_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let folder = dir.path().join("folder");
+        let link = dir.path().join("link");
+        std::fs::create_dir(&folder).unwrap();
+        std::os::unix::fs::symlink(&folder, &link).unwrap();
+        for path in [&folder, &link] {
+            let error = written(path, "weights").unwrap_err();
+            assert!(
+                matches!(&error, Error::Io { path: p, .. } if p == path),
+                "{error}"
+            );
+        }
+        assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+        assert_eq!(names(dir.path()), ["folder", "link"]);
+        assert!(names(&folder).is_empty());
     }
 
     #[test]
