@@ -192,6 +192,10 @@ pub struct Network {
     prefetch_into: Cache,
 }
 
+/// More tables than any network has: a larger count in a file is damage,
+/// and a larger position in a selection (`[0-3]|file.w`) a mistake.
+pub(crate) const MAX_TABLES: u32 = 4096;
+
 /// Networks whose tables take more than this prefetch into the second-level
 /// cache: far larger than the last-level cache, their weights come from
 /// memory, many lines a move. Smaller ones are mostly cached already, and

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use crate::file::is_2048lab_file;
+use crate::network::MAX_TABLES;
 use crate::tdl2048::{describe, read_tdl2048};
 use crate::{Error, Network, Pattern, Stages, Table};
 
@@ -39,20 +40,25 @@ impl FromStr for Source {
             .ok_or_else(|| bad("write [TABLES]|FILE, e.g. [0-3]|net.w"))?;
         let mut tables = Vec::new();
         for part in list.split(',') {
-            let number = |n: &str| {
-                n.trim()
-                    .parse::<usize>()
-                    .map_err(|_| bad("table positions are numbers from 0"))
+            let number = |n: &str| match n.trim().parse::<usize>() {
+                Ok(position) if position < MAX_TABLES as usize => Ok(position),
+                Ok(_) => Err(bad(&format!(
+                    "no network has more than {MAX_TABLES} tables"
+                ))),
+                Err(_) => Err(bad("table positions are numbers from 0")),
             };
-            match part.split_once('-') {
-                Some((first, last)) => {
-                    let (first, last) = (number(first)?, number(last)?);
-                    if first > last {
-                        return Err(bad("a range must not run backwards"));
-                    }
-                    tables.extend(first..=last);
+            let (first, last) = match part.split_once('-') {
+                Some((first, last)) => (number(first)?, number(last)?),
+                None => (number(part)?, number(part)?),
+            };
+            if first > last {
+                return Err(bad("a range must not run backwards"));
+            }
+            for position in first..=last {
+                if tables.contains(&position) {
+                    return Err(bad(&format!("table {position} is selected twice")));
                 }
-                None => tables.push(number(part)?),
+                tables.push(position);
             }
         }
         if path.is_empty() {

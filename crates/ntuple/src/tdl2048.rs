@@ -8,13 +8,11 @@ use std::path::Path;
 
 use crate::atomic::write_atomically;
 use crate::file::{Loaded, Metadata, is_2048lab_file};
+use crate::network::MAX_TABLES;
 use crate::{Error, Network, Pattern, Stages, Table};
 
 /// The record code of a weight table.
 const TABLE_RECORD: u8 = 4;
-
-/// More tables than any network has: a larger count is a damaged file.
-const MAX_TABLES: u32 = 4096;
 
 impl Network {
     /// Reads a weight file of either format: 2048lab's (it starts with

@@ -569,6 +569,12 @@ fn selections_take_tables_and_ensembles_average_them() {
     assert!(message("[0-x]|a.w").contains("table positions are numbers"));
     assert!(message("[3-1]|a.w").contains("must not run backwards"));
     assert!(message("[0]a.w").contains("write [TABLES]|FILE"));
+    // A repeat was reported as a position past the file's last table.
+    assert!(message("[0,1-2,1]|a.w").ends_with(": table 1 is selected twice"));
+    // A range this long aborted the process, out of memory.
+    assert!(message("[0-99999999999]|a.w").ends_with(": no network has more than 4096 tables"));
+    assert!(message("[4096]|a.w").ends_with(": no network has more than 4096 tables"));
+    assert!("[4095]|a.w".parse::<Source>().is_ok());
     let out_of_range = Network::open_sources(
         &[source(format!("[5]|{}", td.display()))],
         None,
