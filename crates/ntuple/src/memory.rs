@@ -38,7 +38,6 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(text.len());
     let (number, unit) = text.split_at(split);
-    let number: f64 = number.parse().ok()?;
     let scale: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kb" | "kib" => 1 << 10,
@@ -47,7 +46,11 @@ pub fn parse_bytes(text: &str) -> Option<u64> {
         "t" | "tb" | "tib" => 1 << 40,
         _ => return None,
     };
-    let bytes = number * scale as f64;
+    // Whole numbers exactly (an f64 rounds past 2^53); fractions in f64.
+    if let Ok(whole) = number.parse::<u64>() {
+        return whole.checked_mul(scale);
+    }
+    let bytes = number.parse::<f64>().ok()? * scale as f64;
     // 2^64 is exact in f64; below it the cast cannot saturate.
     (bytes < 2f64.powi(64)).then_some(bytes as u64)
 }
@@ -67,6 +70,9 @@ mod tests {
         assert_eq!(parse_bytes("16777215T"), Some(u64::MAX - (1 << 40) + 1));
         assert_eq!(parse_bytes("16777216T"), None);
         assert_eq!(parse_bytes("99999999999999999999"), None);
+        assert_eq!(parse_bytes("18446744073709551615"), Some(u64::MAX));
+        assert_eq!(parse_bytes("18446744073709551616"), None);
+        assert_eq!(parse_bytes("9007199254740993"), Some((1 << 53) + 1));
         assert_eq!(format_bytes(256 << 20), "256 MiB");
         assert_eq!(format_bytes(3 << 29), "1.5 GiB");
         assert_eq!(format_bytes(100), "100 B");
