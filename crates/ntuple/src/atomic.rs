@@ -91,8 +91,9 @@ impl Drop for AtomicFile {
 }
 
 /// Writes a file through `write` under a temporary name in the same folder,
-/// syncs it, and renames it to `path` (an [`AtomicFile`] written at once);
-/// the temporary file is removed if anything fails.
+/// syncs it, and renames it to `path`, as an [`AtomicFile`] written at once
+/// (devices, pipes and links as the module's notes say); the temporary
+/// file is removed if anything fails.
 ///
 /// # Errors
 /// [`Error::Io`] naming `path`.

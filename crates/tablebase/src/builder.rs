@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::atomic::{remove_temporaries, temporary_of};
+use crate::manifest::MANIFEST;
 use crate::rank::{Marks, Ranked};
 use crate::segment::{LEAST_SEGMENT, Segments};
 use crate::solve::{self, Solved};
@@ -34,7 +35,6 @@ use crate::work::{
 };
 use crate::{Error, Fixed, Mover, Rate, Spec, generate, optimal};
 
-use crate::manifest::MANIFEST;
 pub use crate::manifest::{MANIFEST_VERSION, Manifest, Options};
 
 /// The file of solved layer `index`.
