@@ -78,7 +78,10 @@ fn main() -> ExitCode {
 }
 
 fn read(path: &Path) -> anyhow::Result<Vec<LogRun>> {
-    let text = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let bytes = std::fs::read(path).with_context(|| path.display().to_string())?;
+    // Block lines are ASCII; a byte of another encoding elsewhere (a path
+    // in Latin-1 in a header) must not make the whole log unreadable.
+    let text = String::from_utf8_lossy(&bytes);
     let runs =
         parse_log(&text).map_err(|problem| anyhow::anyhow!("{}: {problem}", path.display()))?;
     if runs.iter().all(|run| run.blocks.is_empty()) {
