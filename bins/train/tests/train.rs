@@ -99,6 +99,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             &["-n", "2x4patt", "-o", "."],
             ".: a folder, not a file to save in",
         ),
+        // A new folder's name failed at the first checkpoint, `new/.checkpoint`.
+        (
+            &["-n", "2x4patt", "-o", "new/"],
+            "new/: a folder, not a file to save in",
+        ),
         (&["--frobnicate"], "unexpected argument"),
     ];
     for (args, expected) in cases {

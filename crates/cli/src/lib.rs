@@ -187,13 +187,16 @@ pub fn default_output(words: Option<&[String]>, extension: &str) -> PathBuf {
 }
 
 /// Fails if `output` cannot be saved: its folder does not exist, or it is
-/// a folder itself. A long run then finds out at its start rather than its
-/// end.
+/// a folder itself (or named as one, `new/`). A long run then finds out at
+/// its start rather than its end.
 ///
 /// # Errors
 /// A message naming the folder.
 pub fn check_output(output: &Path) -> anyhow::Result<()> {
-    if output.is_dir() {
+    // `new/` names a folder too, one that does not exist yet.
+    let last = output.as_os_str().to_string_lossy().chars().last();
+    let names_folder = last.is_some_and(std::path::is_separator);
+    if output.is_dir() || names_folder {
         anyhow::bail!("{}: a folder, not a file to save in", output.display());
     }
     if let Some(folder) = output
