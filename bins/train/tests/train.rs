@@ -99,6 +99,8 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             &["-n", "2x4patt", "-o", "."],
             ".: a folder, not a file to save in",
         ),
+        // An empty name trained, saved `.checkpoint` and failed at the end.
+        (&["-n", "2x4patt", "-o", ""], "\"\": no file named"),
         // A new folder's name failed at the first checkpoint, `new/.checkpoint`.
         (
             &["-n", "2x4patt", "-o", "new/"],

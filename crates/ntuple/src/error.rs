@@ -56,7 +56,8 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
-    /// A table selection (`[0-3]|file.w`) is malformed or out of range.
+    /// A weight file's name, or a table selection (`[0-3]|file.w`), is
+    /// malformed or out of range.
     #[error("{input:?}: {problem}")]
     Selection {
         /// The selection given.

@@ -25,15 +25,20 @@ impl FromStr for Source {
     type Err = Error;
 
     fn from_str(text: &str) -> Result<Self, Error> {
+        let bad = |problem: &str| Error::Selection {
+            input: text.to_owned(),
+            problem: problem.to_owned(),
+        };
         let Some(rest) = text.strip_prefix('[') else {
+            // An empty name read as the working folder, and saved there as
+            // `.checkpoint`.
+            if text.is_empty() {
+                return Err(bad("no file named"));
+            }
             return Ok(Self {
                 path: PathBuf::from(text),
                 tables: None,
             });
-        };
-        let bad = |problem: &str| Error::Selection {
-            input: text.to_owned(),
-            problem: problem.to_owned(),
         };
         let (list, path) = rest
             .split_once("]|")

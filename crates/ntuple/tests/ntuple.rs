@@ -569,6 +569,8 @@ fn selections_take_tables_and_ensembles_average_them() {
     assert!(message("[0-x]|a.w").contains("table positions are numbers"));
     assert!(message("[3-1]|a.w").contains("must not run backwards"));
     assert!(message("[0]a.w").contains("write [TABLES]|FILE"));
+    assert_eq!(message(""), "\"\": no file named");
+    assert_eq!(message("[0]|"), "\"[0]|\": no file after the selection");
     // A repeat was reported as a position past the file's last table.
     assert!(message("[0,1-2,1]|a.w").ends_with(": table 1 is selected twice"));
     // A range this long aborted the process, out of memory.
