@@ -410,7 +410,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     for (args, message) in [
         (
             &["build", "L9", "64"][..],
-            "formation L9: unknown formation",
+            "formation L9: unknown formation; built in: L3, ",
+        ),
+        (
+            &["build", "fREE8", "64"][..],
+            "formation fREE8: unknown formation (names are case-sensitive: free8?)",
         ),
         (
             &["build", "L3", "65536"],

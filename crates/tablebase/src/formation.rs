@@ -386,12 +386,22 @@ impl Formation {
         let builtin = BUILTINS
             .iter()
             .find(|builtin| builtin.name == name)
-            .ok_or_else(|| Error::Formation {
-                name: name.to_owned(),
-                problem: format!(
-                    "unknown formation; built in: {}",
-                    Self::builtin_names().collect::<Vec<_>>().join(", ")
-                ),
+            .ok_or_else(|| {
+                // Names are the reference's, case and all: `l3` is `L3`
+                // mistyped.
+                let meant = Self::builtin_names().find(|known| known.eq_ignore_ascii_case(name));
+                Error::Formation {
+                    name: name.to_owned(),
+                    problem: match meant {
+                        Some(meant) => {
+                            format!("unknown formation (names are case-sensitive: {meant}?)")
+                        }
+                        None => format!(
+                            "unknown formation; built in: {}",
+                            Self::builtin_names().collect::<Vec<_>>().join(", ")
+                        ),
+                    },
+                }
             })?;
         Self::new(FormationSpec {
             name: builtin.name.to_owned(),
