@@ -42,6 +42,12 @@ pub fn layer_path(dir: &Path, index: usize) -> PathBuf {
     dir.join(format!("layer-{index:04}.tbl"))
 }
 
+/// An I/O error on `path`, for `map_err`.
+fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + use<> {
+    let path = path.to_owned();
+    move |source| Error::Io { path, source }
+}
+
 /// The folder of a build's working files, inside the table's, removed
 /// once the table is finished.
 const WORK: &str = "work";
@@ -62,16 +68,12 @@ fn is_table_file(name: &str) -> bool {
 /// empty folder, so that no file of the user's is cleaned up as a
 /// build's leftover or goes with `work/` at the end.
 fn check_unused(dir: &Path) -> Result<(), Error> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| Error::Io { path, source }
-    };
     let mut others = Vec::new();
-    for entry in fs::read_dir(dir).map_err(io(dir))? {
-        let entry = entry.map_err(io(dir))?;
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let entry = entry.map_err(io_error(dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
         let leftover = if name == WORK && entry.path().is_dir() {
-            let mut inside = fs::read_dir(entry.path()).map_err(io(&entry.path()))?;
+            let mut inside = fs::read_dir(entry.path()).map_err(io_error(&entry.path()))?;
             inside.all(|file| {
                 file.is_ok_and(|file| {
                     let name = file.file_name();
@@ -212,10 +214,6 @@ pub fn build(
     report: &mut dyn FnMut(Event),
 ) -> Result<Summary, Error> {
     let start = Instant::now();
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| Error::Io { path, source }
-    };
     if dir.exists() && !dir.is_dir() {
         return Err(Error::File {
             path: dir.to_owned(),
@@ -225,12 +223,12 @@ pub fn build(
     if !Manifest::path(dir).exists() && dir.exists() {
         check_unused(dir)?;
     }
-    fs::create_dir_all(dir).map_err(io(dir))?;
+    fs::create_dir_all(dir).map_err(io_error(dir))?;
     // The lock comes first, so that two builds never both write the
     // manifest; `work/` made only for it goes when no build follows.
     let work = dir.join(WORK);
     let made_work = !work.exists();
-    fs::create_dir_all(&work).map_err(io(&work))?;
+    fs::create_dir_all(&work).map_err(io_error(&work))?;
     let lock = lock(&work)?;
     let manifest = Manifest::new(spec, options);
     let begun = begin(dir, &manifest);
@@ -243,7 +241,7 @@ pub fn build(
         };
         // The manifest's error, if any, says more.
         if begun.is_ok() {
-            removed.map_err(io(&work))?;
+            removed.map_err(io_error(&work))?;
         }
     }
     if begun? == Begun::Complete {
@@ -335,7 +333,7 @@ pub fn build(
             });
         }
         writing.wait()?;
-        File::create(&generated_marker).map_err(io(&generated_marker))?;
+        File::create(&generated_marker).map_err(io_error(&generated_marker))?;
     }
 
     // Solving, in the type the table's precision is solved in
@@ -360,7 +358,7 @@ pub fn build(
         let (stored, bytes) = optimal::thin(spec, dir, &work, options.level, budget, report)?;
         (summary.stored, summary.bytes) = (stored, bytes);
     }
-    fs::remove_dir_all(&work).map_err(io(&work))?;
+    fs::remove_dir_all(&work).map_err(io_error(&work))?;
     Manifest {
         complete: true,
         ..manifest
