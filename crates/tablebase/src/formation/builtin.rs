@@ -4,8 +4,8 @@
 use super::FormationSpec;
 use crate::{Canon, Large};
 
-/// A built-in formation, as [`FormationSpec`] has it but for its boards,
-/// which are numbers here.
+/// A built-in formation: a [`FormationSpec`] whose masks, target cells and
+/// seeds are numbers (in the reference's order) rather than text.
 struct Builtin {
     name: &'static str,
     masks: &'static [u64],
