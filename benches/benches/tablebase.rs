@@ -3,12 +3,13 @@
 //! never move, or listed, pre-deduplicated, sorted and made unique), the
 //! sort-and-unique step alone, solving a layer (its lookups in the next
 //! two), and lookups alone; and solving a layer of free8's table for 16,
-//! whose child layers are too large for the caches (the batched solve).
+//! whose child layers are too large for the caches (the batched solve), and
+//! the canonical forms of its moves under full symmetry.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use tablebase::{Formation, Mover, Spec, generate, memory, solve, sort};
+use tablebase::{Canon, Formation, Mover, Spec, generate, memory, solve, sort};
 
 fn kernels(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("442").unwrap(), 7, 0.1).unwrap();
@@ -70,8 +71,10 @@ fn kernels(c: &mut Criterion) {
 }
 
 /// Solving free8-16's largest layer, whose child layers outgrow the caches:
-/// the batched solve that looks children up region by region.
-fn batched_solve(c: &mut Criterion) {
+/// the batched solve that looks children up region by region; and the
+/// canonical forms of the four moves of each of its positions, one board at
+/// a time and four at once, as free formations list their children.
+fn free8(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("free8").unwrap(), 4, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
     let layers = memory::build::<f64>(&spec);
@@ -96,8 +99,31 @@ fn batched_solve(c: &mut Criterion) {
             )
         })
     });
+    let moves: Vec<[u64; 4]> = boards.iter().map(|&board| mover.slide_all(board)).collect();
+    group.throughput(Throughput::Elements(4 * moves.len() as u64));
+    fn fold(forms: impl Iterator<Item = [u64; 4]>) -> u64 {
+        forms.fold(0, |all, four| all ^ four[0] ^ four[1] ^ four[2] ^ four[3])
+    }
+    group.bench_function("canonical forms one at a time", |b| {
+        b.iter(|| {
+            fold(
+                black_box(&moves)
+                    .iter()
+                    .map(|four| four.map(|board| Canon::Full.canonical(board))),
+            )
+        })
+    });
+    group.bench_function("canonical forms four at once", |b| {
+        b.iter(|| {
+            fold(
+                black_box(&moves)
+                    .iter()
+                    .map(|&four| Canon::Full.canonical_all(four)),
+            )
+        })
+    });
     group.finish();
 }
 
-criterion_group!(benches, kernels, batched_solve);
+criterion_group!(benches, kernels, free8);
 criterion_main!(benches);
