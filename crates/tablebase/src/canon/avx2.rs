@@ -20,8 +20,8 @@ use std::arch::x86_64::{
 /// The smallest of the eight images of each board (`Board::canonical`).
 #[inline(always)]
 pub(super) fn full(boards: [u64; 4]) -> [u64; 4] {
-    // SAFETY: AVX2 is there (see the module); the load and the store read
-    // and write the 32 bytes of `boards` and `smallest`.
+    // SAFETY: AVX2 is there (see the module); the load reads the 32 bytes
+    // of `boards`, and the store writes those of `out`.
     unsafe {
         let board = _mm256_loadu_si256(boards.as_ptr().cast());
         let transposed = transpose(board);
