@@ -2,7 +2,7 @@
 //! in the lanes of one AVX2 register: a move's four results are
 //! canonicalised together while free formations are generated and solved,
 //! where each board's eight images, one board at a time, took a tenth to a
-//! sixth of the build's CPU time (docs/tablebase-builder.md, "Canonical
+//! fifth of the build's CPU time (docs/tablebase-builder.md, "Canonical
 //! forms").
 //!
 //! The intrinsics are `unsafe` to call because they need AVX2. This module is
