@@ -1,10 +1,11 @@
-//! Board speed: all four moves of a board, the canonical form, and whole
-//! random games. Each suite checks its answers before timing them.
+//! Board speed: all four moves of a board, the canonical form (one board
+//! at a time and four at once), and whole random games. Each suite checks
+//! its answers before timing them.
 
 use std::hint::black_box;
 
 use benches::{random_game_boards, reference_slide};
-use board::{Direction, Game, RandomPolicy, SpawnRule, Symmetry};
+use board::{Board, Direction, Game, RandomPolicy, SpawnRule, Symmetry};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -49,6 +50,21 @@ fn afterstates(c: &mut Criterion) {
             black_box(&boards)
                 .iter()
                 .fold(0u64, |sum, board| sum ^ board.canonical().raw())
+        })
+    });
+    group.bench_function("canonical four at once", |b| {
+        let fours: Vec<[Board; 4]> = boards
+            .chunks_exact(4)
+            .map(|four| four.try_into().expect("chunks of four"))
+            .collect();
+        for &four in &fours {
+            assert_eq!(Board::canonical_four(four), four.map(Board::canonical));
+        }
+        b.iter(|| {
+            black_box(&fours).iter().fold(0u64, |sum, &four| {
+                let [a, b, c, d] = Board::canonical_four(four);
+                sum ^ a.raw() ^ b.raw() ^ c.raw() ^ d.raw()
+            })
         })
     });
     group.finish();

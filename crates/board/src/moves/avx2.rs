@@ -19,12 +19,13 @@
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi16, _mm256_add_epi64, _mm256_and_si256, _mm256_andnot_si256,
     _mm256_blend_epi32, _mm256_blendv_epi8, _mm256_cmpeq_epi16, _mm256_extract_epi64,
-    _mm256_or_si256, _mm256_sad_epu8, _mm256_set_epi64x, _mm256_set1_epi16, _mm256_set1_epi64x,
-    _mm256_setr_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16,
-    _mm256_slli_epi64, _mm256_srli_epi16, _mm256_srli_epi64,
+    _mm256_or_si256, _mm256_sad_epu8, _mm256_set_epi64x, _mm256_set1_epi16, _mm256_setr_epi8,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_slli_epi64,
+    _mm256_srli_epi16,
 };
 
 use super::outcome;
+use crate::symmetry::avx2::transpose;
 use crate::{Afterstates, Board};
 
 /// The 64-bit lanes that are mirrored (right and down), as a mask of 32-bit
@@ -179,29 +180,6 @@ fn mirror_rows(rows: __m256i) -> __m256i {
             _mm256_or_si256(
                 _mm256_and_si256(_mm256_srli_epi16::<4>(rows), nibble_1),
                 _mm256_srli_epi16::<12>(rows),
-            ),
-        )
-    }
-}
-
-/// [`Board::transpose`] of each 64-bit lane.
-#[inline(always)]
-fn transpose(boards: __m256i) -> __m256i {
-    // SAFETY: AVX2 is there (see the module).
-    unsafe {
-        let mask = |bits: u64| _mm256_set1_epi64x(bits as i64);
-        let boards = _mm256_or_si256(
-            _mm256_and_si256(boards, mask(0xF0F0_0F0F_F0F0_0F0F)),
-            _mm256_or_si256(
-                _mm256_slli_epi64::<12>(_mm256_and_si256(boards, mask(0x0000_F0F0_0000_F0F0))),
-                _mm256_srli_epi64::<12>(_mm256_and_si256(boards, mask(0x0F0F_0000_0F0F_0000))),
-            ),
-        );
-        _mm256_or_si256(
-            _mm256_and_si256(boards, mask(0xFF00_FF00_00FF_00FF)),
-            _mm256_or_si256(
-                _mm256_srli_epi64::<24>(_mm256_and_si256(boards, mask(0x00FF_00FF_0000_0000))),
-                _mm256_slli_epi64::<24>(_mm256_and_si256(boards, mask(0x0000_0000_FF00_FF00))),
             ),
         )
     }

@@ -1,9 +1,5 @@
-//! The canonical forms of four boards at once under all eight symmetries,
-//! in the lanes of one AVX2 register: a move's four results are
-//! canonicalised together while free formations are generated and solved,
-//! where each board's eight images, one board at a time, took a tenth to a
-//! fifth of the build's CPU time (docs/tablebase-builder.md, "Canonical
-//! forms").
+//! Symmetries of four boards at once, in the four 64-bit lanes of one AVX2
+//! register: the transpose that the moves share, and the canonical forms.
 //!
 //! The intrinsics are `unsafe` to call because they need AVX2. This module is
 //! compiled only where the whole build targets CPUs that have it
@@ -17,18 +13,46 @@ use std::arch::x86_64::{
     _mm256_storeu_si256, _mm256_xor_si256,
 };
 
-/// The smallest of the eight images of each board (`Board::canonical`).
+use crate::Board;
+
+/// [`Board::canonical`] of each board.
 #[inline(always)]
-pub(super) fn full(boards: [u64; 4]) -> [u64; 4] {
-    // SAFETY: AVX2 is there (see the module); the load reads the 32 bytes
-    // of `boards`, and the store writes those of `out`.
+pub(super) fn canonical_four(boards: [Board; 4]) -> [Board; 4] {
+    // SAFETY: AVX2 is there (see the module); `Board` is a transparent
+    // `u64`, so the load reads the 32 bytes of `boards`, and the store
+    // writes those of `out`.
     unsafe {
         let board = _mm256_loadu_si256(boards.as_ptr().cast());
-        let transposed = transpose(board);
-        let smallest = min(smallest_reflection(board), smallest_reflection(transposed));
-        let mut out = [0u64; 4];
+        let smallest = min(
+            smallest_reflection(board),
+            smallest_reflection(transpose(board)),
+        );
+        let mut out = [Board(0); 4];
         _mm256_storeu_si256(out.as_mut_ptr().cast(), unbias(smallest));
         out
+    }
+}
+
+/// [`Board::transpose`] of each lane.
+#[inline(always)]
+pub(crate) fn transpose(boards: __m256i) -> __m256i {
+    // SAFETY: AVX2 is there (see the module).
+    unsafe {
+        let mask = |bits: u64| _mm256_set1_epi64x(bits as i64);
+        let boards = _mm256_or_si256(
+            _mm256_and_si256(boards, mask(0xF0F0_0F0F_F0F0_0F0F)),
+            _mm256_or_si256(
+                _mm256_slli_epi64::<12>(_mm256_and_si256(boards, mask(0x0000_F0F0_0000_F0F0))),
+                _mm256_srli_epi64::<12>(_mm256_and_si256(boards, mask(0x0F0F_0000_0F0F_0000))),
+            ),
+        );
+        _mm256_or_si256(
+            _mm256_and_si256(boards, mask(0xFF00_FF00_00FF_00FF)),
+            _mm256_or_si256(
+                _mm256_srli_epi64::<24>(_mm256_and_si256(boards, mask(0x00FF_00FF_0000_0000))),
+                _mm256_slli_epi64::<24>(_mm256_and_si256(boards, mask(0x0000_0000_FF00_FF00))),
+            ),
+        )
     }
 }
 
@@ -68,29 +92,6 @@ fn swap_nibbles(x: __m256i) -> __m256i {
         _mm256_or_si256(
             _mm256_slli_epi16::<4>(_mm256_and_si256(x, low)),
             _mm256_and_si256(_mm256_srli_epi16::<4>(x), low),
-        )
-    }
-}
-
-/// Each lane's board reflected in its main diagonal (`Board::transpose`).
-#[inline(always)]
-fn transpose(x: __m256i) -> __m256i {
-    // SAFETY: AVX2 is there (see the module).
-    unsafe {
-        let mask = |bits: u64| _mm256_set1_epi64x(bits as i64);
-        let a = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_and_si256(x, mask(0xF0F0_0F0F_F0F0_0F0F)),
-                _mm256_slli_epi64::<12>(_mm256_and_si256(x, mask(0x0000_F0F0_0000_F0F0))),
-            ),
-            _mm256_srli_epi64::<12>(_mm256_and_si256(x, mask(0x0F0F_0000_0F0F_0000))),
-        );
-        _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_and_si256(a, mask(0xFF00_FF00_00FF_00FF)),
-                _mm256_srli_epi64::<24>(_mm256_and_si256(a, mask(0x00FF_00FF_0000_0000))),
-            ),
-            _mm256_slli_epi64::<24>(_mm256_and_si256(a, mask(0x0000_0000_FF00_FF00))),
         )
     }
 }
