@@ -239,8 +239,9 @@ proptest! {
     }
 
     /// Four at once, in vector lanes where the build has AVX2, as one at a
-    /// time; the boards include tiles of 8192 and more, whose top bit the
-    /// lanes' signed comparisons must order as unsigned.
+    /// time. The boards include tiles of 256 and more, which set an
+    /// image's top bit where they land in the last cell: the lanes' signed
+    /// comparisons must order those images as unsigned.
     #[test]
     fn four_canonical_forms_at_once_are_each_ones_form(boards in proptest::array::uniform4(boards())) {
         prop_assert_eq!(Board::canonical_four(boards), boards.map(Board::canonical));
