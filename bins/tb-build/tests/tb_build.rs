@@ -278,20 +278,31 @@ const SMALL_T: &str = r#"{ "name": "tnear",
 
 #[test]
 fn a_killed_build_of_a_moving_formation_resumes_to_the_same_files() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("t.json"), SMALL_T).unwrap();
-    let built = tb_build(&["build", "t.json", "32", "-o", "whole"], dir.path());
-    assert!(built.status.success(), "{}", text(&built.stderr));
     let segments: &[&str] = &["--memory", "1K"];
-    for (line, options) in [
-        ("generated layer   15", segments),
-        ("solved    layer   20", &[]),
-        ("solved    layer   20", segments),
-    ] {
+    killed_builds_resume_to_the_whole_build(
+        "t.json",
+        SMALL_T,
+        &[
+            ("generated layer   15", segments),
+            ("solved    layer   20", &[]),
+            ("solved    layer   20", segments),
+        ],
+    );
+}
+
+/// Builds the formation of `json` (written to `file`) to 32 whole, then
+/// kills a build at each of `kills` (the line it has printed, its
+/// options) and checks that the build resumed makes the same layer files.
+fn killed_builds_resume_to_the_whole_build(file: &str, json: &str, kills: &[(&str, &[&str])]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(file), json).unwrap();
+    let built = tb_build(&["build", file, "32", "-o", "whole"], dir.path());
+    assert!(built.status.success(), "{}", text(&built.stderr));
+    for &(line, options) in kills {
         let _ = std::fs::remove_dir_all(dir.path().join("killed"));
-        kill_at(dir.path(), "t.json", options, line);
+        kill_at(dir.path(), file, options, line);
         assert_eq!(
-            resume(dir.path(), "t.json", options),
+            resume(dir.path(), file, options),
             layer_files(&dir.path().join("whole")),
             "killed at {line:?} {options:?}"
         );
@@ -775,4 +786,26 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
             assert!(out.contains("best   right 0.0000000000"), "{out}");
         }
     }
+}
+
+/// A free formation of six cells for small tiles (ten large tiles that go
+/// anywhere; 0.8 million positions to 32): its layers are generated and
+/// solved by class of symmetric boards, and within a budget listed in
+/// order and solved in segments.
+const SMALL_FREE: &str = r#"{ "name": "free6",
+  "target_cells": "0xffffffffffffffff", "canon": "full",
+  "seeds": ["0x011111ffffffffff"], "extra_steps": 8, "free": true }"#;
+
+#[test]
+fn a_killed_build_of_a_free_formation_resumes_to_the_same_files() {
+    let segments: &[&str] = &["--memory", "24M"];
+    killed_builds_resume_to_the_whole_build(
+        "free6.json",
+        SMALL_FREE,
+        &[
+            ("generated layer   12", &[]),
+            ("solved    layer   14", &[]),
+            ("solved    layer   14", segments),
+        ],
+    );
 }

@@ -383,6 +383,22 @@ impl Formation {
         (held && same && !self.free).then_some(large)
     }
 
+    /// The number of large tiles if they may sit anywhere and every
+    /// symmetry of the square keeps the formation (no masks or walls, the
+    /// full canonical mode, whose target cells [`Formation::new`] checks
+    /// the symmetries keep), as in the free formations: every position
+    /// then holds as many as the seeds, and its symmetric images are
+    /// positions too, which generation and lookups by rank count on
+    /// (`rank::Space::placed`). Tiles of 16384 merging into another 0xF
+    /// aside, as for [`Formation::fixed_large`].
+    pub fn anywhere_large(&self) -> Option<u32> {
+        let count = large_count(self.seeds[0]);
+        let symmetric =
+            self.masks.is_empty() && self.large == Large::Sliding && self.canon == Canon::Full;
+        let same = self.seeds.iter().all(|&seed| large_count(seed) == count);
+        (symmetric && same).then_some(count)
+    }
+
     /// The tile sum of the seeds, large tiles counted as 32768.
     pub fn seed_sum(&self) -> u32 {
         tile_sum(self.seeds[0])
@@ -529,6 +545,28 @@ mod tests {
         for moving in ["L3f", "442t", "4432f", "free8"] {
             assert_eq!(fixed(moving), None, "{moving}");
         }
+    }
+
+    /// Free formations' large tiles go anywhere, and every symmetry keeps
+    /// the formation (with symmetric target cells too); masks, walls or
+    /// fewer symmetries do not.
+    #[test]
+    fn large_tiles_go_anywhere_in_free_formations() {
+        let anywhere = |name: &str| Formation::builtin(name).unwrap().anywhere_large();
+        for (name, large) in [("free8", 8), ("free9", 7), ("free12", 4)] {
+            assert_eq!(anywhere(name), Some(large), "{name}");
+        }
+        for held in ["L3", "L3f", "442t", "3x3", "2x4"] {
+            assert_eq!(anywhere(held), None, "{held}");
+        }
+        let mut spec = Formation::builtin("free8").unwrap().spec();
+        spec.target_cells = "0xf00f00000000f00f".into();
+        assert_eq!(
+            Formation::new(spec.clone()).unwrap().anywhere_large(),
+            Some(8)
+        );
+        spec.canon = Canon::Diagonal;
+        assert_eq!(Formation::new(spec).unwrap().anywhere_large(), None);
     }
 
     #[test]

@@ -4,9 +4,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
+use crate::formation::free_sum;
 use crate::rank::{Marks, Space};
 use crate::sort::{concat, sort_unique, union};
-use crate::{Canon, Mover, Spec, tile_sum};
+use crate::{Canon, Mover, Spec};
 
 /// Boards per parallel work item: large enough to amortise the scheduling,
 /// small enough to balance two to sixteen threads.
@@ -85,14 +86,32 @@ pub fn for_each_child(
             }
         })
     } else {
-        for_each_spawn(board, exponents, |cell, exponent, spawned| {
-            for moved in mover.slide_all(spawned) {
-                if moved != spawned && formation.fits(moved) {
-                    visit(cell, usize::from(exponent - 1), canon.canonical(moved));
-                }
-            }
+        for_each_moved(spec, mover, board, exponents, |cell, side, moved| {
+            visit(cell, side, canon.canonical(moved));
         })
     }
+}
+
+/// [`for_each_child`] with each child as the move left it, not in
+/// canonical form: for lookups that find every orientation of a board
+/// alike (a free formation's ranks, `rank::Space::placed`), which then
+/// spare the canonical forms (docs/tablebase-builder.md).
+#[inline(always)]
+pub fn for_each_moved(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    exponents: std::ops::RangeInclusive<u8>,
+    mut visit: impl FnMut(usize, usize, u64),
+) -> usize {
+    let formation = spec.formation();
+    for_each_spawn(board, exponents, |cell, exponent, spawned| {
+        for moved in mover.slide_all(spawned) {
+            if moved != spawned && formation.fits(moved) {
+                visit(cell, usize::from(exponent - 1), moved);
+            }
+        }
+    })
 }
 
 /// Calls `spawn(cell, exponent, spawned)` for the `cell`-th empty cell of
@@ -153,7 +172,7 @@ pub fn layer(
             inside &= reached.mark(spec, mover, index - 2, 2, after_four);
         }
         if inside {
-            return reached.into_marks().read(0, usize::MAX);
+            return reached.into_marks().sorted_boards();
         }
     }
     by_sorting(spec, mover, index, after_two, after_four)
@@ -218,7 +237,9 @@ pub fn run(
 pub const REACHED_BYTES_PER_PARENT: u64 = 8;
 
 /// A layer's positions marked by rank, for formations whose large tiles
-/// never move ([`crate::Formation::fixed_large`]): where [`run`] lists the
+/// never move ([`crate::Formation::fixed_large`]) or go anywhere (the free
+/// formations, ranked by class of symmetric boards:
+/// [`crate::Formation::anywhere_large`]): where [`run`] lists the
 /// children to sort them, this sets one bit for each child in a bitmap of
 /// the boards of the layer's tile sum (a `rank::Space`): nothing to hold,
 /// sort or merge, and the layer comes out in order. Generating L3-256's
@@ -232,9 +253,9 @@ pub struct Reached {
 }
 
 impl Reached {
-    /// Marks for layer `index`, if the formation's large tiles never move,
-    /// its positions form a `rank::Space`, and the space's tables and a
-    /// bitmap for each thread take at most `most` bytes.
+    /// Marks for layer `index`, if the formation's large tiles never move
+    /// or go anywhere, its positions form a `rank::Space`, and the space's
+    /// tables and a bitmap for each thread take at most `most` bytes.
     pub fn new(spec: &Spec, index: usize, most: u64) -> Option<Self> {
         let threads = rayon::current_num_threads();
         let words = |count: u64| count / 64 + 1;
@@ -271,20 +292,23 @@ impl Reached {
                     let Some(chunk) = parents.get(start..(start + CHUNK).min(parents.len())) else {
                         break inside;
                     };
+                    let mut mark = |child| match space.rank(child) {
+                        Some(rank) => bits[(rank / 64) as usize] |= 1 << (rank % 64),
+                        None => inside = false,
+                    };
+                    let exponents = exponent..=exponent;
                     for &board in chunk {
                         if spec.is_won(board, parent_layer) {
                             continue;
                         }
-                        children(
-                            spec,
-                            mover,
-                            board,
-                            exponent,
-                            &mut |child| match space.rank(child) {
-                                Some(rank) => bits[(rank / 64) as usize] |= 1 << (rank % 64),
-                                None => inside = false,
-                            },
-                        );
+                        if space.is_free() {
+                            // Ranked alike in every orientation.
+                            for_each_moved(spec, mover, board, exponents.clone(), |_, _, child| {
+                                mark(child);
+                            });
+                        } else {
+                            children(spec, mover, board, exponent, &mut mark);
+                        }
                     }
                 }
             })
@@ -313,16 +337,21 @@ impl Reached {
 }
 
 /// Every board of layer `index`'s tile sum with the formation's large
-/// tiles, if they never move ([`crate::Formation::fixed_large`]) and
-/// `accept(table bytes, boards)` accepts what the space takes.
+/// tiles, if they never move ([`crate::Formation::fixed_large`]), or every
+/// class of them up to the symmetries if they may sit anywhere
+/// ([`crate::Formation::anywhere_large`]), and `accept(table bytes,
+/// boards)` accepts what the space takes.
 pub(crate) fn layer_space(
     spec: &Spec,
     index: usize,
     accept: impl FnOnce(u64, u64) -> bool,
 ) -> Option<Space> {
-    let large = spec.formation().fixed_large()?;
-    let free_sum = tile_sum(spec.formation().seeds()[0] & !large);
-    Space::within(large, u64::from(free_sum) + 2 * index as u64, accept)
+    let formation = spec.formation();
+    let sum = u64::from(free_sum(formation.seeds()[0])) + 2 * index as u64;
+    match formation.fixed_large() {
+        Some(large) => Space::within(large, sum, accept),
+        None => Space::placed(formation.anywhere_large()?, sum, accept),
+    }
 }
 
 /// The sorted union of runs (each sorted and without repeats), without
@@ -352,11 +381,12 @@ mod tests {
 
     /// Marking children by rank makes the layers that sorting them makes,
     /// for formations whose large tiles are held by a mask or are walls,
-    /// with the parents marked whole or in pieces; a child outside the
-    /// space is told.
+    /// or go anywhere (free8: each class of boards marked once), with the
+    /// parents marked whole or in pieces; a child outside the space is
+    /// told.
     #[test]
     fn reached_layers_are_the_sorted_layers() {
-        for (name, target) in [("L3", 6), ("442", 6), ("3x3", 5), ("2x4", 5)] {
+        for (name, target) in [("L3", 6), ("442", 6), ("3x3", 5), ("2x4", 5), ("free8", 4)] {
             let spec = Spec::new(crate::Formation::builtin(name).unwrap(), target, 0.1).unwrap();
             let mover = Mover::new(spec.formation().large());
             let mut layers = vec![spec.formation().layer_zero()];
@@ -379,13 +409,16 @@ mod tests {
                     }
                     let marks = reached.into_marks();
                     assert_eq!(marks.len(), expected.len());
-                    assert_eq!(marks.read(0, usize::MAX), expected, "{name} layer {index}");
+                    assert_eq!(marks.sorted_boards(), expected, "{name} layer {index}");
                     // Read a piece at a time from any position.
                     let mut read = Vec::new();
                     for start in (0..marks.len() + 100).step_by(97) {
                         read.extend(marks.read(start, 97));
                     }
-                    assert_eq!(read, expected, "{name} layer {index}");
+                    assert_eq!(read, marks.read(0, usize::MAX), "{name} layer {index}");
+                    if name != "free8" {
+                        assert_eq!(read, expected, "{name} layer {index}");
+                    }
                 }
                 // What `layer` does within its bytes a parent.
                 let parents = (two.len() + four.len()) as u64;
@@ -396,7 +429,7 @@ mod tests {
                 // Children whose large tiles are not where the space has
                 // them (442's cells for L3's children) are told.
                 if name == "L3" && !run(&spec, &mover, index - 1, 1, two).is_empty() {
-                    let sum = tile_sum(expected[0] & !spec.formation().fixed_large().unwrap());
+                    let sum = free_sum(expected[0]);
                     let space = Space::within(0xffff_ff00_0000_0000, sum.into(), |_, _| true);
                     let mut reached = Reached {
                         bits: vec![vec![0; space.as_ref().unwrap().len() as usize / 64 + 1]],
@@ -407,12 +440,10 @@ mod tests {
                 }
                 layers.push(expected);
             }
-            if name == "L3" {
+            if name == "L3" || name == "free8" {
                 assert!(by_rank > 10, "{by_rank} layers of {name} marked by rank");
             }
         }
-        let free = Spec::new(crate::Formation::builtin("free8").unwrap(), 5, 0.1).unwrap();
-        assert!(Reached::new(&free, 3, u64::MAX).is_none());
     }
 
     #[test]

@@ -17,14 +17,30 @@
 //! bitmap and the rate, where a binary search in an index bucket reads the
 //! bucket's start and five or six boards in a row before the rate, from a
 //! layer far larger than the caches (figures in docs/tablebase-builder.md).
+//!
+//! A free formation's large tiles go anywhere, but always as many, and
+//! every symmetry of a position is a position ([`Space::placed`]). Its
+//! boards are ranked by class of symmetric boards: the class of the
+//! placement of the large tiles (12,870 placements of eight in 1,674
+//! classes), then the content of the free cells once the board is turned
+//! to the class's smallest placement, the smallest such content where the
+//! placement is symmetric (`placement`). Every board of a class gets its
+//! rank, so that children need no canonical form; a layer's marks list a
+//! board of each class in order of rank ([`Marks::read_canonical`]: its
+//! canonical board), and the builder sorts them for the files.
+
+mod placement;
 
 use std::ops::Range;
+use std::sync::Arc;
 
+use board::Board;
 use board::bits::{pdep, pext};
 use rayon::prelude::*;
 
 use crate::formation::large_nibbles;
 use crate::{LARGE, tile_sum};
+use placement::Placements;
 
 /// The most free cells ranked: five a half, whose code is read from two
 /// tables of 256 and 4,096 entries.
@@ -37,18 +53,29 @@ const MOST_FREE: u32 = 10;
 /// few of the boards of their sum keep the bucket index.
 pub const MOST_BYTES_PER_POSITION: u64 = 4;
 
+/// The same for a free formation's layers ([`Space::placed`]), whose ranks
+/// count every class of boards of the sum: about 7 a position in
+/// free8-128's largest layers, 18 a position kept (above 0), 4.5 bytes of
+/// lookups; without them the layer is sorted and searched, as before
+/// ranks.
+pub const MOST_BYTES_PER_FREE_POSITION: u64 = 16;
+
 /// See [`MOST_BYTES_PER_POSITION`].
 pub const SPARE_BYTES: u64 = 1 << 20;
 
 /// Every board with large tiles in some cells (and nowhere else) and free
 /// tiles of some sum, each with its rank: the number of those boards below
-/// it.
+/// it. Or, for a free formation, whose large tiles go anywhere, every
+/// class of boards that the symmetries of the square turn into one
+/// another ([`Space::placed`]).
 ///
 /// Generation marks the ranks its children reach ([`crate::generate`]);
 /// [`Ranked`] finds a layer's positions by rank.
 #[derive(Clone, Debug)]
 pub struct Space {
-    /// The nibbles of the large tiles (0xF each), which every board holds.
+    /// The nibbles of the large tiles (0xF each), which every board holds;
+    /// for a free formation, the nibbles above those of a content of its
+    /// free cells, as gathered by [`Placements::place`].
     large: u64,
     /// The high half of the free cells: for each of its contents, the
     /// ranks below those of that high half.
@@ -58,8 +85,13 @@ pub struct Space {
     low: Half<u16>,
     /// Half the free tiles' sum.
     half_sum: u64,
-    /// The number of boards.
-    count: u64,
+    /// The number of contents of the free cells of that sum.
+    contents: u64,
+    /// For a free formation, the classes of placements of its large tiles:
+    /// a board's rank is its class's index times the number of contents,
+    /// plus the rank of the smallest content its symmetries give it with
+    /// the class's smallest placement.
+    placements: Option<Arc<Placements>>,
 }
 
 impl Space {
@@ -113,18 +145,53 @@ impl Space {
             high,
             low,
             half_sum: sum / 2,
-            count,
+            contents: count,
+            placements: None,
         })
+    }
+
+    /// Every class of boards with `large` large tiles anywhere, the other
+    /// cells free with tiles of sum `sum`, that the eight symmetries of the
+    /// square turn into one another: the positions of a free formation
+    /// (`freeN`), whose ranks are those of the classes, whichever board of
+    /// a class is ranked, so that its children need no canonical form. As
+    /// [`Space::within`], for at most [`MOST_FREE`] free cells and if
+    /// `accept(table bytes, boards)` accepts.
+    pub fn placed(large: u32, sum: u64, accept: impl FnOnce(u64, u64) -> bool) -> Option<Self> {
+        let cells = 16u32.checked_sub(large)?;
+        if cells == 0 || cells > MOST_FREE {
+            return None;
+        }
+        let placements = Placements::new(large);
+        let mut space = Self::within(u64::MAX << (4 * cells), sum, |tables, contents| {
+            accept(tables + placements.bytes(), contents * placements.classes())
+        })?;
+        space.placements = Some(Arc::new(placements));
+        Some(space)
+    }
+
+    /// Whether the large tiles may sit anywhere: ranks are those of
+    /// classes of boards ([`Space::placed`]).
+    pub fn is_free(&self) -> bool {
+        self.placements.is_some()
     }
 
     /// The number of boards.
     pub fn len(&self) -> u64 {
-        self.count
+        self.contents
+            * self
+                .placements
+                .as_ref()
+                .map_or(1, |placements| placements.classes())
     }
 
     /// The bytes its tables take.
     fn table_bytes(&self) -> u64 {
-        table_bytes((!self.large).count_ones() / 4, self.low.top)
+        let placements = self
+            .placements
+            .as_ref()
+            .map_or(0, |placements| placements.bytes());
+        table_bytes((!self.large).count_ones() / 4, self.low.top) + placements
     }
 
     /// The rank of `board`, a board of the space's tile sum, or `None` if
@@ -136,19 +203,74 @@ impl Space {
     /// before) or check the sum ([`Space::exact_rank`]).
     #[inline(always)]
     pub fn rank(&self, board: u64) -> Option<u64> {
-        let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
-        (rank < self.count && board & self.large == self.large).then_some(rank)
+        self.rank_by(board, Self::content_rank)
     }
 
     /// The rank of `board`, or `None` if it is not one of the boards
     /// (large tiles in their cells, none elsewhere, free tiles of the sum),
     /// whatever its sum.
     pub fn exact_rank(&self, board: u64) -> Option<u64> {
+        self.rank_by(board, Self::exact_content_rank)
+    }
+
+    /// The rank of `board` given `content_rank`, which ranks the contents
+    /// of the free cells: of the board itself, or for a free formation, of
+    /// its class's smallest placement, after the classes before.
+    #[inline(always)]
+    fn rank_by(&self, board: u64, content_rank: impl Fn(&Self, u64) -> Option<u64>) -> Option<u64> {
+        match &self.placements {
+            None => content_rank(self, board),
+            Some(placements) => {
+                let (class, content) = placements.place(board)?;
+                let rank = content_rank(self, self.large | content)?;
+                Some(class as u64 * self.contents + rank)
+            }
+        }
+    }
+
+    /// [`Space::rank`] among the contents of the free cells.
+    #[inline(always)]
+    fn content_rank(&self, board: u64) -> Option<u64> {
+        let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
+        (rank < self.contents && board & self.large == self.large).then_some(rank)
+    }
+
+    /// [`Space::exact_rank`] among the contents of the free cells.
+    fn exact_content_rank(&self, board: u64) -> Option<u64> {
         let (high, low) = (self.high.code(board), self.low.code(board));
         let half_sum = self.high.half_sum(high)? + self.low.half_sum(low)?;
         // Of the sum, the high entry is not NONE.
         (half_sum == self.half_sum && board & self.large == self.large)
             .then(|| u64::from(self.high.table[high]) + u64::from(self.low.table[low]))
+    }
+
+    /// Calls `visit` with the boards whose ranks, within `ranks`, are set
+    /// in `bits`, in increasing order of rank: for a free formation, the
+    /// board of each class with the class's smallest placement and, of
+    /// those, the smallest.
+    fn visit_marked(
+        &self,
+        listing: &Listing,
+        bits: &[u64],
+        ranks: Range<u64>,
+        mut visit: impl FnMut(u64),
+    ) {
+        let Some(placements) = &self.placements else {
+            return listing.visit(self, bits, 0, ranks, visit);
+        };
+        if self.contents == 0 {
+            return;
+        }
+        for class in ranks.start / self.contents..placements.classes() {
+            let base = class * self.contents;
+            if base >= ranks.end {
+                break;
+            }
+            let within = ranks.start.saturating_sub(base)..(ranks.end - base).min(self.contents);
+            listing.visit(self, bits, base, within, |board| {
+                visit(placements.board(class as usize, board & !self.large));
+            });
+        }
     }
 }
 
@@ -200,6 +322,12 @@ impl Marks {
         })
     }
 
+    /// Whether the boards are ranked by class ([`Space::placed`]): read in
+    /// order of rank rather than in increasing order.
+    pub fn is_free(&self) -> bool {
+        self.space.is_free()
+    }
+
     /// The bitmap: bit `rank % 64` of word `rank / 64`.
     pub fn bits(&self) -> &[u64] {
         &self.bits
@@ -211,8 +339,24 @@ impl Marks {
     }
 
     /// The boards of positions `start..start + count` (fewer past the
-    /// end), in order, listed in parallel pieces.
+    /// end), in order, listed in parallel pieces: for a free formation, a
+    /// board of each class, in order of rank ([`Marks::read_canonical`]
+    /// gives each class's canonical board).
     pub fn read(&self, start: usize, count: usize) -> Vec<u64> {
+        self.read_as(start, count, false)
+    }
+
+    /// The same, each a canonical board: for a free formation, the
+    /// smallest of its class, since a position's rate sums over its empty
+    /// cells in its canonical board's order, which decides the last bit
+    /// of an `f64` rate.
+    pub fn read_canonical(&self, start: usize, count: usize) -> Vec<u64> {
+        self.read_as(start, count, self.space.is_free())
+    }
+
+    /// [`Marks::read`], with each board put in canonical form under the
+    /// eight symmetries if `canonical`.
+    fn read_as(&self, start: usize, count: usize, canonical: bool) -> Vec<u64> {
         const PIECE: usize = 1 << 14;
         let end = start.saturating_add(count).min(self.len);
         let mut boards = vec![0; end.saturating_sub(start)];
@@ -223,11 +367,26 @@ impl Marks {
                 let from = start + piece * PIECE;
                 let ranks = self.rank_of(from)..self.rank_of(from + out.len());
                 let mut at = 0;
-                self.listing.visit(&self.space, &self.bits, ranks, |board| {
+                (self.space).visit_marked(&self.listing, &self.bits, ranks, |board| {
                     out[at] = board;
                     at += 1;
                 });
+                if canonical {
+                    for board in out {
+                        *board = Board::from_raw(*board).canonical().raw();
+                    }
+                }
             });
+        boards
+    }
+
+    /// Every board, canonical and sorted: as [`Marks::read_canonical`]
+    /// lists them, sorted for a free formation.
+    pub fn sorted_boards(&self) -> Vec<u64> {
+        let mut boards = self.read_canonical(0, usize::MAX);
+        if self.space.is_free() {
+            boards.par_sort_unstable();
+        }
         boards
     }
 
@@ -280,9 +439,17 @@ impl Listing {
         Self { highs, lows }
     }
 
-    /// Calls `visit` with the boards of `space` whose ranks, within
-    /// `ranks`, are set in `bits`, in increasing order.
-    fn visit(&self, space: &Space, bits: &[u64], ranks: Range<u64>, mut visit: impl FnMut(u64)) {
+    /// Calls `visit` with the boards of `space` whose ranks among the
+    /// contents of its free cells, within `ranks`, are set in `bits` from
+    /// bit `offset` on, in increasing order.
+    fn visit(
+        &self,
+        space: &Space,
+        bits: &[u64],
+        offset: u64,
+        ranks: Range<u64>,
+        mut visit: impl FnMut(u64),
+    ) {
         // The high halves' ranks follow one another: the first whose
         // boards reach into `ranks`.
         let end_of = |&(first, _, rest): &(u64, u64, usize)| first + self.lows[rest].len() as u64;
@@ -294,7 +461,9 @@ impl Listing {
                 break;
             }
             let lows = &self.lows[rest];
+            // The bits of the high half's boards within `ranks`.
             let (from, to) = (first.max(ranks.start), end_of(high).min(ranks.end));
+            let (from, to, first) = (offset + from, offset + to, offset + first);
             for word in from / 64..to.div_ceil(64) {
                 let base = word * 64;
                 let mut set = bits[word as usize];
@@ -542,9 +711,10 @@ impl Ranked {
     }
 
     /// Rank lookups over the positions of `marks` that `keep` keeps (by
-    /// position), if they stay within the bounds of [`Ranked::new`]: the
-    /// same lookups, from the ranks the marks hold, where [`Ranked::new`]
-    /// works out each board's.
+    /// position), if they stay within the bounds of [`Ranked::new`] (for a
+    /// free formation, [`MOST_BYTES_PER_FREE_POSITION`]): the same lookups,
+    /// from the ranks the marks hold, where [`Ranked::new`] works out each
+    /// board's.
     pub fn of_kept(marks: &Marks, keep: impl Fn(usize) -> bool) -> Option<Self> {
         let mut words = Vec::with_capacity(marks.bits.len());
         let (mut position, mut before) = (0, 0);
@@ -562,10 +732,21 @@ impl Ranked {
             before += u64::from(bits.count_ones());
         }
         let bytes = marks.space.table_bytes() + (words.len() * size_of::<Word>()) as u64;
-        (before > 0 && bytes <= SPARE_BYTES + MOST_BYTES_PER_POSITION * before).then(|| Self {
+        let most = if marks.space.is_free() {
+            MOST_BYTES_PER_FREE_POSITION
+        } else {
+            MOST_BYTES_PER_POSITION
+        };
+        (before > 0 && bytes <= SPARE_BYTES + most * before).then(|| Self {
             space: marks.space.clone(),
             words,
         })
+    }
+
+    /// Whether the layer's positions are classes of a free formation's
+    /// boards, in order of rank ([`Space::placed`]).
+    pub fn is_free(&self) -> bool {
+        self.space.is_free()
     }
 
     /// The position of `board` in the layer, if it holds it.
@@ -743,6 +924,72 @@ mod tests {
             }
         }
         assert!(made > 10 && refused > 0, "{made} made, {refused} refused");
+    }
+
+    /// A free formation's ranks: every board of eight large tiles and free
+    /// tiles of a sum, listed from every rank of the space, ranks as every
+    /// image of it does; boards rank alike exactly when a symmetry turns
+    /// one into the other; marked ranks list boards of those ranks, in
+    /// order; boards of another sum or number of large tiles are told.
+    #[test]
+    fn free_ranks_are_those_of_symmetry_classes() {
+        let sum = 14;
+        let space = Space::placed(8, sum, |_, _| true).unwrap();
+        let mut all = vec![u64::MAX; (space.len() / 64 + 1) as usize];
+        *all.last_mut().unwrap() = (1 << (space.len() % 64)) - 1;
+        let listed = Marks::new(space.clone(), all).unwrap().read(0, usize::MAX);
+        assert_eq!(listed.len() as u64, space.len());
+        let mut rank_of_class = std::collections::HashMap::new();
+        let mut class_of_rank = std::collections::HashMap::new();
+        for (at, &board) in listed.iter().enumerate() {
+            assert_eq!(large_nibbles(board).count_ones(), 32, "{board:016x}");
+            assert_eq!(tile_sum(board & !large_nibbles(board)), sum as u32);
+            let rank = space.rank(board).unwrap();
+            // A content that a symmetry of its placement makes smaller
+            // ranks as the smaller.
+            assert!(rank <= at as u64, "{board:016x}");
+            for symmetry in 0..8 {
+                let image = placement::turn(board, symmetry);
+                assert_eq!(space.rank(image), Some(rank), "{image:016x}");
+                assert_eq!(space.exact_rank(image), Some(rank), "{image:016x}");
+            }
+            let class = board::Board::from_raw(board).canonical().raw();
+            assert_eq!(*rank_of_class.entry(class).or_insert(rank), rank);
+            assert_eq!(*class_of_rank.entry(rank).or_insert(class), class);
+            // Another sum, another number of large tiles.
+            let empty = (0..16).find(|&cell| board >> (4 * cell) & 0xF == 0);
+            if let Some(cell) = empty {
+                assert_eq!(space.exact_rank(board | 1 << (4 * cell)), None);
+                assert_eq!(space.rank(board | 0xF << (4 * cell)), None);
+            }
+        }
+        // Every class of the boards listed (which hold every placement up
+        // to the symmetries) has a rank of its own.
+        assert_eq!(rank_of_class.len(), class_of_rank.len());
+        assert!(rank_of_class.len() > 10_000, "{}", rank_of_class.len());
+        // Marks of some classes list a board of each, in order of rank.
+        let mut ranks: Vec<u64> = class_of_rank.keys().copied().step_by(5).collect();
+        ranks.sort_unstable();
+        let mut bits = vec![0u64; (space.len() / 64 + 1) as usize];
+        for &rank in &ranks {
+            bits[(rank / 64) as usize] |= 1 << (rank % 64);
+        }
+        let marks = Marks::new(space.clone(), bits).unwrap();
+        let read = marks.read(0, usize::MAX);
+        let read_ranks: Vec<u64> = read
+            .iter()
+            .map(|&board| space.rank(board).unwrap())
+            .collect();
+        assert_eq!(read_ranks, ranks);
+        for start in (0..read.len()).step_by(211) {
+            assert_eq!(
+                marks.read(start, 300),
+                read[start..(start + 300).min(read.len())]
+            );
+        }
+        // Thirteen free cells are too many; sixteen, no placement.
+        assert!(Space::placed(3, 40, |_, _| true).is_none());
+        assert!(Space::placed(0, 40, |_, _| true).is_none());
     }
 
     /// The low half's entries fit 16 bits: whatever the largest tile, no

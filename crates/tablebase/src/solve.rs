@@ -1,9 +1,11 @@
 //! Backward solving: the success probability of every position of a layer
 //! from the two layers after it.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
-use crate::generate::for_each_child;
+use crate::generate::{for_each_child, for_each_moved};
 use crate::index::Index;
 use crate::rank::Ranked;
 use crate::rate::Rate;
@@ -35,7 +37,8 @@ impl<R> Default for Solved<R> {
 enum Lookup {
     /// A binary search in an index bucket.
     Buckets(Index),
-    /// The board's rank, for layers whose large tiles never move.
+    /// The board's rank, for layers whose large tiles never move or go
+    /// anywhere (`rank::Space`).
     Ranks(Box<Ranked>),
 }
 
@@ -73,9 +76,24 @@ impl<R: Rate> Solved<R> {
         }
     }
 
-    /// The positions, sorted.
+    /// The positions, sorted; for a free formation's layer found by rank
+    /// as the builder holds it, in order of rank
+    /// ([`Solved::sorted`] gives them as files hold them).
     pub fn boards(&self) -> &[u64] {
         &self.boards
+    }
+
+    /// The boards, sorted, with their rates, as files hold them: a copy
+    /// for a free formation's layer found by rank, whose boards are in
+    /// order of rank.
+    pub(crate) fn sorted(&self) -> (Cow<'_, [u64]>, Cow<'_, [R]>) {
+        match &self.lookup {
+            Lookup::Ranks(ranked) if ranked.is_free() => {
+                let (boards, rates) = sorted(&self.boards, &self.rates);
+                (Cow::Owned(boards), Cow::Owned(rates))
+            }
+            _ => (Cow::Borrowed(&self.boards), Cow::Borrowed(&self.rates)),
+        }
     }
 
     /// Their success rates.
@@ -87,6 +105,17 @@ impl<R: Rate> Solved<R> {
     /// little memory, rather than searched for.
     fn is_ranked(&self) -> bool {
         matches!(self.lookup, Lookup::Ranks(_))
+    }
+
+    /// Whether a board is found in any orientation, so that children
+    /// need no canonical form: in a free formation's layer found by rank,
+    /// or in no layer at all.
+    #[inline]
+    fn finds_every_orientation(&self) -> bool {
+        match &self.lookup {
+            Lookup::Ranks(ranked) => ranked.is_free(),
+            Lookup::Buckets(_) => self.is_empty(),
+        }
     }
 
     /// The number of positions.
@@ -193,10 +222,15 @@ pub fn rate<R: Rate>(
         return R::ONE;
     }
     let mut best = [[0.0f64; 16]; 2];
-    let cells = for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
+    let look_up = |cell: usize, side: usize, child| {
         let layer = if side == 0 { next } else { after };
         best[side][cell] = best[side][cell].max(layer.child_rate(child).units());
-    });
+    };
+    let cells = if next.finds_every_orientation() && after.finds_every_orientation() {
+        for_each_moved(spec, mover, board, 1..=2, look_up)
+    } else {
+        for_each_child(spec, mover, board, 1..=2, look_up)
+    };
     average(spec.four_rate(), &best[0][..cells], &best[1][..cells])
 }
 
@@ -279,6 +313,16 @@ impl Sought {
     }
 }
 
+/// `boards` with their `rates`, sorted by board: the order of files, for
+/// the boards of a free formation's layer found by rank.
+pub(crate) fn sorted<R: Rate>(boards: &[u64], rates: &[R]) -> (Vec<u64>, Vec<R>) {
+    let mut pairs: Vec<(u64, R)> = (boards.par_iter().copied())
+        .zip(rates.par_iter().copied())
+        .collect();
+    pairs.par_sort_unstable_by_key(|&(board, _)| board);
+    pairs.into_par_iter().unzip()
+}
+
 /// The positions of `boards` whose rate in `rates` is above 0, with their
 /// rates, in order: the positions a solved layer keeps. The vectors are of
 /// exact length, as a solved layer may be held for the next two, and are
@@ -347,8 +391,9 @@ pub fn horizon<R: Rate>(spec: &Spec, boards: &[u64]) -> Vec<R> {
 /// with the child layers, up to 2^21 children, or `most` (see
 /// [`batch_within`]); each thread keeps [`scratch_bytes`] for them. Child
 /// layers that fit the caches, or whose boards are found by rank (layers
-/// whose large tiles never move), are looked up as the parents come, which
-/// saves the listing.
+/// whose large tiles never move or go anywhere), are looked up as the
+/// parents come, which saves the listing; a free formation's, found by
+/// rank in any orientation, spare their children's canonical forms.
 pub fn layer<R: Rate>(
     spec: &Spec,
     mover: &Mover,

@@ -213,6 +213,35 @@ fn every_kind_of_formation_is_stored_as_solved() {
     }
 }
 
+/// A free formation's large layers are generated and solved by class
+/// (one board of each class of symmetric boards, in order of rank), yet
+/// stored in canonical order, solved whole or, within a budget that
+/// leaves room for the marks of generation but not for the layers, in
+/// segments that list their positions in canonical order first.
+#[test]
+fn free_layers_by_class_are_stored_as_solved() {
+    let free6 = FormationSpec {
+        name: "free6".into(),
+        masks: Vec::new(),
+        target_cells: "0xffffffffffffffff".into(),
+        canon: Canon::Full,
+        large: Large::Sliding,
+        seeds: vec!["0x011111ffffffffff".into()],
+        extra_steps: 8,
+        free: true,
+    };
+    let spec = Spec::new(Formation::new(free6).unwrap(), 5, 0.1).unwrap();
+    let solved = solved::<f64>(&spec);
+    for budget in [None, Some(24 << 20)] {
+        let dir = tempfile::tempdir().unwrap();
+        let (table, plans) = build(&spec, dir.path(), Precision::F64, budget);
+        if budget.is_some() {
+            assert!(plans.held + plans.fetched > 0, "{plans:?}");
+        }
+        assert!(stored(&table, &spec) == solved, "{budget:?}");
+    }
+}
+
 /// A position may fit a formation in more than one orientation (41% of
 /// L3f-32's do, none of t's): every orientation of a stored position
 /// reads the same rate, the best of those in which it fits (at least its

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{Event, Options, WORK, layer_path};
-use crate::rank::{Marks, Ranked};
+use crate::rank::{MOST_BYTES_PER_FREE_POSITION, MOST_BYTES_PER_POSITION, Marks, Ranked};
 use crate::segment::{LEAST_SEGMENT, Segments};
 use crate::solve::{self, Solved};
 use crate::storage::{LayerFile, LayerHeader, LayerWriter};
@@ -101,7 +101,19 @@ pub(super) fn solve_all<R: Rate>(
             dir,
             work: &work,
         };
-        let plan = Plan::within::<R>(budget, parents.len(), lens[0] + lens[1]);
+        let held_bytes = held_bytes_per_position_of::<R>(spec) * (lens[0] + lens[1]) as u64;
+        let plan = Plan::within::<R>(budget, parents.len(), held_bytes);
+        // Segments read their positions in increasing order, which a free
+        // formation's marks list in order of rank.
+        let parents = match plan {
+            Plan::Whole => parents,
+            Plan::Held(_) | Plan::Fetched(_) => {
+                let words = budget.map_or(usize::MAX, |bytes| {
+                    usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
+                });
+                parents.into_sorted(&work, index, words)?
+            }
+        };
         let stored = if let Plan::Fetched(segment_bytes) = plan {
             // Segments fetch their children from working rates, and write
             // their file after the file written behind.
@@ -179,6 +191,17 @@ pub(crate) const fn held_bytes_per_position<R>() -> u64 {
     16 + size_of::<R>() as u64
 }
 
+/// [`held_bytes_per_position`] for the layers of `spec`, whose lookups
+/// may take more for a free formation's layers solved by rank
+/// ([`crate::rank::MOST_BYTES_PER_FREE_POSITION`]).
+fn held_bytes_per_position_of<R>(spec: &Spec) -> u64 {
+    let more = match spec.formation().anywhere_large() {
+        Some(_) => MOST_BYTES_PER_FREE_POSITION - MOST_BYTES_PER_POSITION,
+        None => 0,
+    };
+    held_bytes_per_position::<R>() + more
+}
+
 /// Bytes of `positions` of a segment that fetches its children, solved in
 /// `R`, and of the `sought` boards they look up
 /// ([`solve::Sought::len`]): 8 and a rate for a position's board and
@@ -206,18 +229,17 @@ enum Plan {
 
 impl Plan {
     /// The plan for a layer of `parents` positions, solved in `R`, whose
-    /// two layers after hold `children` positions, within `budget` bytes
+    /// two layers after take `held` bytes in memory, within `budget` bytes
     /// (`None`: no limit). Children held in memory cost no reads and no
     /// sorting, where each segment that fetches them reads the pieces of
     /// their files that hold them (for free8, nearly all: `tb-build build
     /// free8 16 --memory 150M -p 2` took 16.0 s to solve its layers so,
     /// 7.8 s with them held, and 5.6 s without a budget), so they are held
     /// whenever a segment of [`LEAST_SEGMENT`] positions fits beside them.
-    fn within<R>(budget: Option<u64>, parents: usize, children: usize) -> Self {
+    fn within<R>(budget: Option<u64>, parents: usize, held: u64) -> Self {
         let Some(bytes) = budget else {
             return Self::Whole;
         };
-        let held = held_bytes_per_position::<R>() * children as u64;
         let room = bytes
             .checked_sub(held)
             .map_or(0, |left| left / whole_bytes_per_position::<R>());
@@ -229,6 +251,30 @@ impl Plan {
         } else {
             Self::Fetched(bytes)
         }
+    }
+}
+
+/// The positions of `boards` whose rate in `rates` is above 0, with their
+/// lookups: by rank from `marks` (the layer's, if given) where they take
+/// little memory ([`Ranked::of_kept`]), else by rank or through an index
+/// as [`Solved::new`] finds them (for a free formation's layer, listed in
+/// order of rank, a sorted copy, indexed).
+fn held<R: Rate>(boards: &[u64], rates: Vec<R>, marks: Option<&Marks>) -> Solved<R> {
+    let (kept_boards, kept_rates) = solve::kept(boards, &rates);
+    // The rates are held while the lookups are made (as
+    // `whole_bytes_per_position` allows for), which saves working out the
+    // rank of every position kept.
+    let ranked =
+        marks.and_then(|marks| Ranked::of_kept(marks, |position| rates[position] > R::default()));
+    drop(rates);
+    match (ranked, marks) {
+        (Some(ranked), _) => Solved::with_ranks(kept_boards, kept_rates, Some(ranked)),
+        (None, Some(marks)) if marks.is_free() => {
+            let (boards, rates) = solve::sorted(&kept_boards, &kept_rates);
+            Solved::with_ranks(boards, rates, None)
+        }
+        (None, Some(_)) => Solved::with_ranks(kept_boards, kept_rates, None),
+        (None, None) => Solved::new(kept_boards, kept_rates),
     }
 }
 
@@ -291,9 +337,8 @@ impl Solving<'_> {
     }
 
     /// The positions of `boards` whose rate is above 0 (a missing position
-    /// reads as 0), given the two layers after, with their lookups (by rank
-    /// from `marks`, the layer's, if given), to be held for the layers
-    /// below.
+    /// reads as 0), given the two layers after, with their lookups, to be
+    /// held for the layers below ([`held`]).
     fn solve<R: Rate>(
         &self,
         boards: &[u64],
@@ -301,22 +346,7 @@ impl Solving<'_> {
         next: &Solved<R>,
         after: &Solved<R>,
     ) -> Solved<R> {
-        let rates = self.rates(boards, next, after);
-        let (kept_boards, kept_rates) = solve::kept(boards, &rates);
-        match marks {
-            // The rates are held while the lookups are made (as
-            // `whole_bytes_per_position` allows for), which saves working
-            // out the rank of every position kept.
-            Some(marks) => {
-                let ranked = Ranked::of_kept(marks, |position| rates[position] > R::default());
-                Solved::with_ranks(kept_boards, kept_rates, ranked)
-            }
-            None => {
-                // Not held while the kept positions' lookups are built.
-                drop(rates);
-                Solved::new(kept_boards, kept_rates)
-            }
-        }
+        held(boards, self.rates(boards, next, after), marks)
     }
 
     /// The header of the layer file, which stores `positions`.
@@ -337,19 +367,20 @@ impl Solving<'_> {
         after: &Solved<R>,
         writing: &mut WriteBehind,
     ) -> Result<(Solved<R>, Stored), Error> {
-        let solved = self.solve(&parents.read_all()?, parents.marks(), next, after);
+        let solved = self.solve(&parents.read_all_canonical()?, parents.marks(), next, after);
         if !self.options.layers_hold_solved_rates() {
             write_solved(&rates_path(self.work, self.index), &solved)?;
         }
         // Pruned, the positions stored are a copy, which needs no lookups.
+        let (boards, rates) = solved.sorted();
         let pruned: (Vec<u64>, Vec<R>);
         let (boards, rates) = if self.options.prune > 0.0 {
-            pruned = (solved.boards().iter().zip(solved.rates()))
+            pruned = (boards.iter().zip(rates.iter()))
                 .filter(|&(_, &rate)| rate.probability() > self.options.prune)
                 .unzip();
             (&pruned.0[..], &pruned.1[..])
         } else {
-            (solved.boards(), solved.rates())
+            (&boards[..], &rates[..])
         };
         let header = self.header(boards.len() as u64);
         let path = layer_path(self.dir, self.index);
@@ -452,14 +483,49 @@ pub(crate) fn store_layer<R: Rate>(
 mod tests {
     use super::*;
 
+    /// The kept positions of a free formation's layer listed in order of
+    /// rank are held as ranked where that takes little memory, and else
+    /// sorted and indexed: either way, every board reads its rate.
+    #[test]
+    fn free_layers_are_held_ranked_or_sorted() {
+        use crate::rank::{Marks, Space};
+        let space = Space::placed(8, 24, |_, _| true).unwrap();
+        let words = (space.len() / 64 + 1) as usize;
+        let marks = |ranks: &mut dyn Iterator<Item = u64>| {
+            let mut bits = vec![0; words];
+            for rank in ranks {
+                bits[(rank / 64) as usize] |= 1 << (rank % 64);
+            }
+            Marks::new(space.clone(), bits).unwrap()
+        };
+        let rate = |board: u64| (board % 5) as f64 / 4.0;
+        for (step, ranked) in [(40, true), (1300, false)] {
+            // The boards listed for every step-th rank, marked by their own
+            // ranks (a content that a symmetry of its placement makes
+            // smaller ranks as the smaller).
+            let listed = marks(&mut (0..space.len()).step_by(step)).read(0, usize::MAX);
+            let marks = marks(&mut listed.iter().map(|&board| space.rank(board).unwrap()));
+            let boards = marks.read_canonical(0, usize::MAX);
+            let rates = boards.iter().map(|&board| rate(board)).collect();
+            let solved = held(&boards, rates, Some(&marks));
+            let kept = boards.iter().filter(|&&board| rate(board) > 0.0).count();
+            assert_eq!(solved.len(), kept);
+            // Ranked, in order of rank; else sorted.
+            assert_eq!(solved.boards().is_sorted(), !ranked, "{step}");
+            for &board in &boards {
+                assert_eq!(solved.rate(board), rate(board), "{board:016x}");
+            }
+        }
+    }
+
     /// Whole while the layer and the two after it fit; then in segments
     /// as large as fit beside the two after, held in memory, down to
     /// [`LEAST_SEGMENT`] positions; then fetching.
     #[test]
     fn a_layer_is_solved_as_the_budget_allows() {
         let (parents, children) = (100_000, 50_000);
-        let plan = |budget| Plan::within::<f64>(budget, parents, children);
         let held = held_bytes_per_position::<f64>() * children as u64;
+        let plan = |budget| Plan::within::<f64>(budget, parents, held);
         let per_parent = whole_bytes_per_position::<f64>();
         let fits = held + per_parent * parents as u64;
         assert_eq!(plan(None), Plan::Whole);
@@ -472,7 +538,7 @@ mod tests {
         }
         // A layer of no positions does not read the layers after it whole
         // when they are over the budget.
-        let plan = Plan::within::<f64>(Some(held - 1), 0, children);
+        let plan = Plan::within::<f64>(Some(held - 1), 0, held);
         assert!(matches!(plan, Plan::Fetched(_)), "{plan:?}");
     }
 }

@@ -4,8 +4,11 @@ use std::borrow::Cow;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{WordReader, boards_path, marks_path, remove_if_present};
+use rayon::prelude::*;
+
+use super::{Runs, WordReader, boards_path, marks_path, remove_if_present, write_words};
 use crate::rank::Marks;
+use crate::segment::LEAST_SEGMENT;
 use crate::{Error, Spec, generate};
 
 /// A generated layer: read back from its working file, the boards listed
@@ -94,6 +97,40 @@ impl Generated {
         }
     }
 
+    /// The same layer, listed in increasing order: a free formation's
+    /// marks (listed in order of rank: [`Marks::is_free`]) are listed in
+    /// pieces, sorted into runs of which at most `words` are held in
+    /// memory, and merged into its list (`boards-NNNN`), which then stands
+    /// for the marks.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn into_sorted(self, work: &Path, index: usize, words: usize) -> Result<Self, Error> {
+        let Self::Marked(marks) = &self else {
+            return Ok(self);
+        };
+        if !marks.is_free() {
+            return Ok(self);
+        }
+        let mut runs = Runs::new(work.join(format!("relist-{index:04}")), words);
+        let piece = (words / 2).max(LEAST_SEGMENT);
+        for start in (0..marks.len()).step_by(piece) {
+            let mut boards = marks.read_canonical(start, piece);
+            boards.par_sort_unstable();
+            runs.push(boards)?;
+        }
+        let path = boards_path(work, index);
+        match runs.union() {
+            Ok(boards) => write_words(&path, &boards)?,
+            Err(runs) => {
+                runs.finish(&path)?;
+            }
+        }
+        // Until the marks are gone they are read (and listed again).
+        remove_if_present(&marks_path(work, index))?;
+        WordReader::open(&path).map(Self::Listed)
+    }
+
     /// The number of positions.
     pub fn len(&self) -> usize {
         match self {
@@ -130,6 +167,20 @@ impl Generated {
     /// [`Error::Io`] naming the file.
     pub fn read_all(&self) -> Result<Vec<u64>, Error> {
         self.read(0, self.len())
+    }
+
+    /// Every board in canonical form, in the layer's order: as
+    /// [`Generated::read_all`], but a free formation's marks list the
+    /// canonical board of each class ([`Marks::read_canonical`]), in
+    /// which the layer is solved.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn read_all_canonical(&self) -> Result<Vec<u64>, Error> {
+        match self {
+            Self::Marked(marks) => Ok(marks.read_canonical(0, marks.len())),
+            _ => self.read_all(),
+        }
     }
 }
 

@@ -99,7 +99,8 @@ impl WordWriter {
 /// [`Error::Io`] naming the file.
 pub fn write_solved<R: Rate>(path: &Path, solved: &Solved<R>) -> Result<(), Error> {
     let mut writer = WordWriter::create(path)?;
-    writer.extend_solved(solved.boards(), solved.rates())?;
+    let (boards, rates) = solved.sorted();
+    writer.extend_solved(&boards, &rates)?;
     writer.finish()
 }
 
