@@ -2,9 +2,11 @@
 //! 128: generating a layer (children marked by rank, as 442's large tiles
 //! never move, or listed, pre-deduplicated, sorted and made unique), the
 //! sort-and-unique step alone, solving a layer (its lookups in the next
-//! two), and lookups alone; and solving a layer of free8's table for 16,
-//! whose child layers are too large for the caches (the batched solve), and
-//! the canonical forms of its moves under full symmetry.
+//! two), and lookups alone; and on free8's table for 16: generating its
+//! largest layer (children marked by rank of their class of symmetric
+//! boards, or sorted), solving the layer before it, whose child layers are
+//! too large for the caches (the batched solve), and the canonical forms
+//! of its moves under full symmetry.
 
 use std::hint::black_box;
 
@@ -70,22 +72,36 @@ fn kernels(c: &mut Criterion) {
     group.finish();
 }
 
-/// Solving free8-16's largest layer, whose child layers outgrow the caches:
-/// the batched solve that looks children up region by region; and the
-/// canonical forms of the four moves of each of its positions, one board at
-/// a time and four at once, as free formations list their children.
+/// Generating free8-16's largest layer, by class or by sorting; solving the
+/// layer before it, whose child layers outgrow the caches: the batched
+/// solve that looks children up region by region; and the canonical forms
+/// of the four moves of each of its positions, one board at a time and
+/// four at once, as free formations list their children.
 fn free8(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("free8").unwrap(), 4, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
     let layers = memory::build::<f64>(&spec);
-    let index = (0..layers.len() - 2)
-        .filter(|&i| !spec.is_horizon(i))
+    let index = (1..layers.len() - 2)
+        .filter(|&i| !spec.is_horizon(i) && spec.expands(i - 1))
         .max_by_key(|&i| layers[i + 1].len())
         .expect("a layer before the horizon");
     let boards = layers[index].boards();
     let (next, after) = (&layers[index + 1], &layers[index + 2]);
+    let (after_two, after_four) = (boards, layers[index - 1].boards());
+    assert_eq!(
+        generate::layer(&spec, &mover, index + 1, after_two, after_four),
+        next.boards(),
+        "the kernel regenerates the built layer"
+    );
     let mut group = c.benchmark_group("tablebase");
     group.sample_size(10);
+    group.throughput(Throughput::Elements(next.len() as u64));
+    group.bench_function("generate free8 layer by class", |b| {
+        b.iter(|| generate::layer(&spec, &mover, index + 1, black_box(after_two), after_four))
+    });
+    group.bench_function("generate free8 layer by sorting", |b| {
+        b.iter(|| generate::by_sorting(&spec, &mover, index + 1, black_box(after_two), after_four))
+    });
     group.throughput(Throughput::Elements(boards.len() as u64));
     group.bench_function("solve free8 layer in batches", |b| {
         b.iter(|| {

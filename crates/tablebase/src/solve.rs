@@ -77,8 +77,8 @@ impl<R: Rate> Solved<R> {
     }
 
     /// The positions, sorted; for a free formation's layer found by rank
-    /// as the builder holds it, in order of rank
-    /// ([`Solved::sorted`] gives them as files hold them).
+    /// as the builder holds it, in order of rank (and sorted for its
+    /// files).
     pub fn boards(&self) -> &[u64] {
         &self.boards
     }
