@@ -87,12 +87,11 @@ impl<R: Rate> Solved<R> {
     /// for a free formation's layer found by rank, whose boards are in
     /// order of rank.
     pub(crate) fn sorted(&self) -> (Cow<'_, [u64]>, Cow<'_, [R]>) {
-        match &self.lookup {
-            Lookup::Ranks(ranked) if ranked.is_free() => {
-                let (boards, rates) = sorted(&self.boards, &self.rates);
-                (Cow::Owned(boards), Cow::Owned(rates))
-            }
-            _ => (Cow::Borrowed(&self.boards), Cow::Borrowed(&self.rates)),
+        if self.is_ranked_by_class() {
+            let (boards, rates) = sorted(&self.boards, &self.rates);
+            (Cow::Owned(boards), Cow::Owned(rates))
+        } else {
+            (Cow::Borrowed(&self.boards), Cow::Borrowed(&self.rates))
         }
     }
 
@@ -112,10 +111,13 @@ impl<R: Rate> Solved<R> {
     /// or in no layer at all.
     #[inline]
     fn finds_every_orientation(&self) -> bool {
-        match &self.lookup {
-            Lookup::Ranks(ranked) => ranked.is_free(),
-            Lookup::Buckets(_) => self.is_empty(),
-        }
+        self.is_ranked_by_class() || self.is_empty()
+    }
+
+    /// Whether boards are found by the rank of their class, in a free
+    /// formation's layer as the builder holds it (`rank::Space::placed`).
+    pub(crate) fn is_ranked_by_class(&self) -> bool {
+        matches!(&self.lookup, Lookup::Ranks(ranked) if ranked.is_free())
     }
 
     /// The number of positions.

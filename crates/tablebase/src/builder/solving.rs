@@ -101,8 +101,21 @@ pub(super) fn solve_all<R: Rate>(
             dir,
             work: &work,
         };
-        let held_bytes = held_bytes_per_position_of::<R>(spec) * (lens[0] + lens[1]) as u64;
-        let plan = Plan::within::<R>(budget, parents.len(), held_bytes);
+        // A free formation's layer solved by class holds lookups that may
+        // take more, and writes its file from a sorted copy of the
+        // positions it keeps (8 and a rate).
+        let by_class = parents.marks().is_some_and(Marks::is_free);
+        let whole = whole_bytes_per_position::<R>()
+            + u64::from(by_class) * (FREE_LOOKUP_BYTES + 8 + size_of::<R>() as u64);
+        let held_bytes = [0, 1]
+            .map(|side| {
+                let by_class = held[side].as_ref().is_some_and(Solved::is_ranked_by_class);
+                let each = held_bytes_per_position::<R>() + u64::from(by_class) * FREE_LOOKUP_BYTES;
+                each * lens[side] as u64
+            })
+            .iter()
+            .sum();
+        let plan = Plan::within(budget, parents.len(), whole, held_bytes);
         // Segments read their positions in increasing order, which a free
         // formation's marks list in order of rank.
         let parents = match plan {
@@ -191,16 +204,9 @@ pub(crate) const fn held_bytes_per_position<R>() -> u64 {
     16 + size_of::<R>() as u64
 }
 
-/// [`held_bytes_per_position`] for the layers of `spec`, whose lookups
-/// may take more for a free formation's layers solved by rank
-/// ([`crate::rank::MOST_BYTES_PER_FREE_POSITION`]).
-fn held_bytes_per_position_of<R>(spec: &Spec) -> u64 {
-    let more = match spec.formation().anywhere_large() {
-        Some(_) => MOST_BYTES_PER_FREE_POSITION - MOST_BYTES_PER_POSITION,
-        None => 0,
-    };
-    held_bytes_per_position::<R>() + more
-}
+/// The bytes a position of a free formation's layer solved by class may
+/// take for its lookups beyond [`held_bytes_per_position`]'s.
+const FREE_LOOKUP_BYTES: u64 = MOST_BYTES_PER_FREE_POSITION - MOST_BYTES_PER_POSITION;
 
 /// Bytes of `positions` of a segment that fetches its children, solved in
 /// `R`, and of the `sought` boards they look up
@@ -228,21 +234,20 @@ enum Plan {
 }
 
 impl Plan {
-    /// The plan for a layer of `parents` positions, solved in `R`, whose
-    /// two layers after take `held` bytes in memory, within `budget` bytes
-    /// (`None`: no limit). Children held in memory cost no reads and no
-    /// sorting, where each segment that fetches them reads the pieces of
-    /// their files that hold them (for free8, nearly all: `tb-build build
-    /// free8 16 --memory 150M -p 2` took 16.0 s to solve its layers so,
-    /// 7.8 s with them held, and 5.6 s without a budget), so they are held
-    /// whenever a segment of [`LEAST_SEGMENT`] positions fits beside them.
-    fn within<R>(budget: Option<u64>, parents: usize, held: u64) -> Self {
+    /// The plan for a layer of `parents` positions, each taking `whole`
+    /// bytes to be solved whole, whose two layers after take `held` bytes
+    /// in memory, within `budget` bytes (`None`: no limit). Children held
+    /// in memory cost no reads and no sorting, where each segment that
+    /// fetches them reads the pieces of their files that hold them (for
+    /// free8, nearly all: `tb-build build free8 16 --memory 150M -p 2`
+    /// took 16.0 s to solve its layers so, 7.8 s with them held, and 5.6 s
+    /// without a budget), so they are held whenever a segment of
+    /// [`LEAST_SEGMENT`] positions fits beside them.
+    fn within(budget: Option<u64>, parents: usize, whole: u64, held: u64) -> Self {
         let Some(bytes) = budget else {
             return Self::Whole;
         };
-        let room = bytes
-            .checked_sub(held)
-            .map_or(0, |left| left / whole_bytes_per_position::<R>());
+        let room = bytes.checked_sub(held).map_or(0, |left| left / whole);
         let room = usize::try_from(room).unwrap_or(usize::MAX);
         if room >= parents && held <= bytes {
             Self::Whole
@@ -525,8 +530,8 @@ mod tests {
     fn a_layer_is_solved_as_the_budget_allows() {
         let (parents, children) = (100_000, 50_000);
         let held = held_bytes_per_position::<f64>() * children as u64;
-        let plan = |budget| Plan::within::<f64>(budget, parents, held);
         let per_parent = whole_bytes_per_position::<f64>();
+        let plan = |budget| Plan::within(budget, parents, per_parent, held);
         let fits = held + per_parent * parents as u64;
         assert_eq!(plan(None), Plan::Whole);
         assert_eq!(plan(Some(fits)), Plan::Whole);
@@ -538,7 +543,7 @@ mod tests {
         }
         // A layer of no positions does not read the layers after it whole
         // when they are over the budget.
-        let plan = Plan::within::<f64>(Some(held - 1), 0, held);
+        let plan = Plan::within(Some(held - 1), 0, per_parent, held);
         assert!(matches!(plan, Plan::Fetched(_)), "{plan:?}");
     }
 }
