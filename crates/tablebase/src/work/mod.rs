@@ -4,8 +4,10 @@
 //! that solving still needs (`rates-NNNN`, sorted pairs of board and rate
 //! bits, in the type the table is solved in: [`crate::rate`]; none for a
 //! layer solved whole whose layer file holds the same) and the
-//! sorted runs of a layer generated in segments (`run-NNNN-NNNN`); while
-//! thinning to optimal lines ([`crate::optimal`]), the boards reached
+//! sorted runs of a layer generated in segments (`run-NNNN-NNNN`) or of a
+//! free formation's marks listed in order to be solved in segments
+//! (`relist-NNNN-NNNN`, after which `boards-NNNN` stands for the marks);
+//! while thinning to optimal lines ([`crate::optimal`]), the boards reached
 //! (`reached-NNNN` and its runs), the positions kept (`kept-NNNN`) and
 //! child layers unpacked from their layer files (`unpacked-NNNN`), both as
 //! rates.
