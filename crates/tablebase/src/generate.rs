@@ -76,15 +76,14 @@ pub fn for_each_child(
         // less CPU time than one at a time (docs/tablebase-builder.md,
         // "Canonical forms"). The other modes keep the form of each child
         // alone: the same loop slowed the formations without symmetry.
-        for_each_spawn(board, exponents, |cell, exponent, spawned| {
-            let moved = mover.slide_all(spawned);
-            let canonical = canon.canonical_all(moved);
-            for (moved, canonical) in moved.into_iter().zip(canonical) {
-                if moved != spawned && formation.fits(moved) {
-                    visit(cell, usize::from(exponent - 1), canonical);
-                }
-            }
-        })
+        for_each_formed(
+            spec,
+            mover,
+            board,
+            exponents,
+            |moved| canon.canonical_all(moved),
+            visit,
+        )
     } else {
         for_each_moved(spec, mover, board, exponents, |cell, side, moved| {
             visit(cell, side, canon.canonical(moved));
@@ -102,13 +101,29 @@ pub fn for_each_moved(
     mover: &Mover,
     board: u64,
     exponents: std::ops::RangeInclusive<u8>,
+    visit: impl FnMut(usize, usize, u64),
+) -> usize {
+    for_each_formed(spec, mover, board, exponents, |moved| moved, visit)
+}
+
+/// Calls `visit(cell, side, child)` as [`for_each_child`] does, each child
+/// in the form that `form` gives the four results of a spawned board's
+/// moves, made all at once, children or not.
+#[inline(always)]
+fn for_each_formed(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    exponents: std::ops::RangeInclusive<u8>,
+    form: impl Fn([u64; 4]) -> [u64; 4],
     mut visit: impl FnMut(usize, usize, u64),
 ) -> usize {
     let formation = spec.formation();
     for_each_spawn(board, exponents, |cell, exponent, spawned| {
-        for moved in mover.slide_all(spawned) {
+        let moved = mover.slide_all(spawned);
+        for (moved, formed) in moved.into_iter().zip(form(moved)) {
             if moved != spawned && formation.fits(moved) {
-                visit(cell, usize::from(exponent - 1), moved);
+                visit(cell, usize::from(exponent - 1), formed);
             }
         }
     })
