@@ -27,10 +27,17 @@ const PER_BUCKET: usize = 16;
 const MAX_BITS: u32 = 22;
 
 /// Where each bucket of a sorted layer starts.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Index {
     mask: u64,
     starts: Vec<u32>,
+}
+
+/// The index of no boards, in which every board has an empty bucket.
+impl Default for Index {
+    fn default() -> Self {
+        Self::new(&[])
+    }
 }
 
 impl Index {

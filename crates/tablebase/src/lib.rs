@@ -46,6 +46,7 @@ mod manifest;
 pub mod memory;
 mod missing;
 pub mod optimal;
+mod prefetch;
 mod rank;
 pub mod rate;
 mod segment;

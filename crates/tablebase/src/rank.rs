@@ -39,6 +39,7 @@ use board::bits::{pdep, pext};
 use rayon::prelude::*;
 
 use crate::formation::large_nibbles;
+use crate::prefetch::prefetch;
 use crate::{LARGE, tile_sum};
 use placement::Placements;
 
@@ -760,9 +761,24 @@ impl Ranked {
         self.at(self.space.rank(board)?)
     }
 
+    /// The rank of a board of the layer's tile sum (see [`Space::rank`]),
+    /// to find with [`Ranked::at`].
+    #[inline(always)]
+    pub(crate) fn rank(&self, board: u64) -> Option<u64> {
+        self.space.rank(board)
+    }
+
+    /// Asks the CPU to fetch what [`Ranked::at`] reads for `rank`.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, rank: u64) {
+        if let Some(word) = self.words.get((rank / 64) as usize) {
+            prefetch(word);
+        }
+    }
+
     /// The position of the board of `rank`, if the layer holds it.
     #[inline(always)]
-    fn at(&self, rank: u64) -> Option<usize> {
+    pub(crate) fn at(&self, rank: u64) -> Option<usize> {
         let word = (rank / 64) as usize;
         let bit = 1 << (rank % 64);
         let Word { bits, before } = self.words[word];

@@ -1,11 +1,13 @@
 //! Backward solving: the success probability of every position of a layer
 //! from the two layers after it.
 
+mod grouped;
+
 use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use crate::generate::{for_each_child, for_each_moved};
+use crate::generate::{MOST_CHILDREN, for_each_child, for_each_moved};
 use crate::index::Index;
 use crate::rank::Ranked;
 use crate::rate::Rate;
@@ -392,10 +394,12 @@ pub fn horizon<R: Rate>(spec: &Spec, boards: &[u64]) -> Vec<R> {
 /// the more lookups share a region while it is cached, so batches grow
 /// with the child layers, up to 2^21 children, or `most` (see
 /// [`batch_within`]); each thread keeps [`scratch_bytes`] for them. Child
-/// layers that fit the caches, or whose boards are found by rank (layers
-/// whose large tiles never move or go anywhere), are looked up as the
-/// parents come, which saves the listing; a free formation's, found by
-/// rank in any orientation, spare their children's canonical forms.
+/// layers whose boards are found by rank (layers whose large tiles never
+/// move or go anywhere) need no search: their children are looked up a
+/// group of parents at a time (`grouped`), and a free formation's, found
+/// by rank in any orientation, spare their canonical forms. Child layers
+/// that fit the caches are looked up as the parents come, which saves the
+/// listing.
 pub fn layer<R: Rate>(
     spec: &Spec,
     mover: &Mover,
@@ -404,7 +408,21 @@ pub fn layer<R: Rate>(
     [next, after]: [&Solved<R>; 2],
     most: usize,
 ) -> Vec<R> {
-    if [next, after]
+    let layers = [next, after];
+    if layers
+        .iter()
+        .all(|layer| layer.is_ranked() || layer.is_empty())
+    {
+        let mut rates = vec![R::default(); boards.len()];
+        rates
+            .par_chunks_mut(1 << 10)
+            .zip(boards.par_chunks(1 << 10))
+            .for_each(|(rates, boards)| {
+                grouped::solve(spec, mover, index, boards, layers, rates);
+            });
+        return rates;
+    }
+    if layers
         .iter()
         .all(|layer| layer.is_ranked() || layer.len() <= CACHED)
     {
@@ -525,10 +543,6 @@ struct Wanted {
     slot: u32,
 }
 
-/// The most children of one parent after one spawn: four moves for each of
-/// sixteen cells.
-const MOST: usize = 64;
-
 /// A thread's scratch space for solving.
 #[derive(Default)]
 struct Sweep {
@@ -602,7 +616,7 @@ impl Sweep {
         let mut slots = 0u32;
         let mut listed = 0;
         for &board in parents {
-            let full = |wanted: &Vec<Wanted>| wanted.len() + MOST > batch;
+            let full = |wanted: &Vec<Wanted>| wanted.len() + MOST_CHILDREN > batch;
             if slots as usize + 16 > batch || self.wanted.iter().any(full) {
                 break;
             }

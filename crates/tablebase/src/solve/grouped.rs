@@ -1,0 +1,201 @@
+//! Solving from child layers found by rank, a group of parents at a time,
+//! so that the lookups of many children wait on memory at once.
+//!
+//! One position at a time ([`super::rate`]), a child's lookup reads its
+//! rank's bitmap word, then its rate, each a load that the next cannot
+//! start before, from layers that outgrow the caches in the free
+//! formations (free8-128's hold tens of millions of positions). A group
+//! works out all its children's ranks first, asking for each rank's word
+//! as it goes; then finds their positions, asking for each rate; then reads
+//! the rates. In a harness over the largest layers of free8-32 (one thread,
+//! parents in order of rank, as the builder lists them) the solve took
+//! 1.3 times less time a position, and of L3-128 and L3-256 about 1.05
+//! (docs/tablebase-builder.md).
+
+use crate::generate::{MOST_CHILDREN, for_each_child, for_each_moved};
+use crate::prefetch::prefetch;
+use crate::rank::Ranked;
+use crate::rate::Rate;
+use crate::{Mover, Spec};
+
+use super::{Lookup, Solved, average};
+
+/// Parents solved together: 16 to 64 solved free8-32's largest layers
+/// alike in the harness. At most 256, numbered in a byte.
+const GROUP: usize = 32;
+const _: () = assert!(GROUP <= 256);
+
+/// A child looked up: its rank, then its position in its layer, and the
+/// best move it may be.
+#[derive(Clone, Copy)]
+struct Pending {
+    /// The rank, then the position.
+    key: u64,
+    /// Its parent, in the group.
+    parent: u8,
+    /// 0 after a 2, in the next layer; 1 after a 4, in the one after.
+    side: u8,
+    /// Its parent's empty cell, counted from 0.
+    cell: u8,
+}
+
+/// The rates of `boards`, positions of layer `index`, into `out`, from
+/// the two layers after it, each found by rank or empty: [`super::rate`]
+/// of each board, bit for bit.
+///
+/// # Panics
+/// If a layer is neither found by rank nor empty, or the lengths differ.
+pub(super) fn solve<R: Rate>(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    boards: &[u64],
+    layers: [&Solved<R>; 2],
+    out: &mut [R],
+) {
+    assert_eq!(boards.len(), out.len(), "one rate per board");
+    let ranked: [Option<&Ranked>; 2] = layers.map(|layer| match &layer.lookup {
+        Lookup::Ranks(ranked) => Some(&**ranked),
+        Lookup::Buckets(_) => {
+            assert!(layer.is_empty(), "a child layer found by rank or empty");
+            None
+        }
+    });
+    let moved = layers.iter().all(|layer| layer.finds_every_orientation());
+    let four_rate = spec.four_rate();
+    let mut pending = Vec::with_capacity(GROUP * 2 * MOST_CHILDREN);
+    // For each parent, its empty cells (`None` if won) and the best rate
+    // after a 2 and after a 4 in each, in the rate type's units.
+    let mut cells = [None; GROUP];
+    let mut best = [[[0.0f64; 16]; 2]; GROUP];
+    for (boards, out) in boards.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+        // The ranks, each word asked for.
+        pending.clear();
+        for (parent, &board) in boards.iter().enumerate() {
+            best[parent] = [[0.0; 16]; 2];
+            if spec.is_won(board, index) {
+                cells[parent] = None;
+                continue;
+            }
+            let look_up = |cell: usize, side: usize, child| {
+                let Some(ranked) = ranked[side] else { return };
+                if let Some(rank) = ranked.rank(child) {
+                    ranked.prefetch(rank);
+                    pending.push(Pending {
+                        key: rank,
+                        parent: parent as u8,
+                        side: side as u8,
+                        cell: cell as u8,
+                    });
+                }
+            };
+            cells[parent] = Some(if moved {
+                for_each_moved(spec, mover, board, 1..=2, look_up)
+            } else {
+                for_each_child(spec, mover, board, 1..=2, look_up)
+            });
+        }
+        // The positions of those the layers hold, each rate asked for.
+        let mut found = 0;
+        for at in 0..pending.len() {
+            let child = pending[at];
+            let side = usize::from(child.side);
+            if let Some(position) = ranked[side].and_then(|ranked| ranked.at(child.key)) {
+                prefetch(&layers[side].rates[position]);
+                pending[found] = Pending {
+                    key: position as u64,
+                    ..child
+                };
+                found += 1;
+            }
+        }
+        // The rates.
+        for child in &pending[..found] {
+            let side = usize::from(child.side);
+            let best = &mut best[usize::from(child.parent)][side][usize::from(child.cell)];
+            *best = best.max(layers[side].rates[child.key as usize].units());
+        }
+        for ((rate, cells), [after_two, after_four]) in out.iter_mut().zip(cells).zip(&best) {
+            *rate = match cells {
+                None => R::ONE,
+                Some(cells) => average(four_rate, &after_two[..cells], &after_four[..cells]),
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::generate::layer_space;
+    use crate::rank::Marks;
+    use crate::{Formation, memory};
+
+    /// `layer` found by rank of its class, as the builder holds a free
+    /// formation's layers (its boards in order of rank), unless its
+    /// lookups would take too much for its size: then as it is.
+    fn by_class(spec: &Spec, index: usize, layer: &Solved) -> Solved {
+        let space = layer_space(spec, index, |_, _| true).expect("a free formation");
+        let mut bits = vec![0; (space.len() / 64 + 1) as usize];
+        for &board in layer.boards() {
+            let rank = space.rank(board).expect("a board of the space");
+            bits[(rank / 64) as usize] |= 1 << (rank % 64);
+        }
+        let marks = Marks::new(space, bits).expect("the space's bitmap");
+        let boards = marks.read_canonical(0, usize::MAX);
+        let rates = boards.iter().map(|&board| layer.rate(board)).collect();
+        match Ranked::of_kept(&marks, |_| true) {
+            Some(ranked) => Solved::with_ranks(boards, rates, Some(ranked)),
+            None => layer.clone(),
+        }
+    }
+
+    /// Solved a group at a time, every layer's rates are those of one
+    /// position at a time, bit for bit: of fixed formations, whose layers
+    /// are found by rank (3x3's children in canonical form), and of a free
+    /// one, found by rank of their class; with won parents, and with an
+    /// empty layer after.
+    #[test]
+    fn rates_are_those_of_one_position_at_a_time() {
+        for (name, target) in [("L3", 5), ("3x3", 5), ("free8", 3)] {
+            let spec = Spec::new(Formation::builtin(name).unwrap(), target, 0.1).unwrap();
+            let mover = Mover::new(spec.formation().large());
+            let mut layers = memory::build::<f64>(&spec);
+            if name.starts_with("free") {
+                layers = (layers.iter().enumerate())
+                    .map(|(index, layer)| by_class(&spec, index, layer))
+                    .collect();
+            }
+            let (mut won, mut solved) = (0, 0);
+            let empty = Solved::default();
+            for index in (0..spec.steps()).filter(|&index| !spec.is_horizon(index)) {
+                let boards = layers[index].boards();
+                let (next, after) = (&layers[index + 1], &layers[index + 2]);
+                if !(next.is_ranked() && after.is_ranked()) {
+                    // Small layers with large rank tables: a bucket index.
+                    continue;
+                }
+                won += boards
+                    .iter()
+                    .filter(|&&board| spec.is_won(board, index))
+                    .count();
+                for after in [after, &empty] {
+                    let one: Vec<u64> = boards
+                        .iter()
+                        .map(|&board| super::super::rate(&spec, &mover, board, index, next, after))
+                        .map(f64::to_bits)
+                        .collect();
+                    let mut grouped = vec![0.0; boards.len()];
+                    solve(&spec, &mover, index, boards, [next, after], &mut grouped);
+                    let grouped: Vec<u64> = grouped.into_iter().map(f64::to_bits).collect();
+                    assert_eq!(grouped, one, "{name} layer {index}");
+                    solved += boards.len();
+                }
+            }
+            assert!(
+                won > 1000 && solved > 100_000,
+                "{name}: {won} won of {solved}"
+            );
+        }
+    }
+}
