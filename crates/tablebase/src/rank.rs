@@ -29,6 +29,7 @@
 //! board of each class in order of rank ([`Marks::read_canonical`]: its
 //! canonical board), and the builder sorts them for the files.
 
+mod gather;
 mod placement;
 
 use std::ops::Range;
@@ -204,26 +205,33 @@ impl Space {
     /// before) or check the sum ([`Space::exact_rank`]).
     #[inline(always)]
     pub fn rank(&self, board: u64) -> Option<u64> {
-        self.rank_by(board, Self::content_rank)
+        self.rank_by(board, Self::rank_of_codes)
     }
 
     /// The rank of `board`, or `None` if it is not one of the boards
     /// (large tiles in their cells, none elsewhere, free tiles of the sum),
     /// whatever its sum.
     pub fn exact_rank(&self, board: u64) -> Option<u64> {
-        self.rank_by(board, Self::exact_content_rank)
+        self.rank_by(board, Self::exact_rank_of_codes)
     }
 
-    /// The rank of `board` given `content_rank`, which ranks the contents
-    /// of the free cells: of the board itself, or for a free formation, of
-    /// its class's smallest placement, after the classes before.
+    /// The rank of `board` given `of_codes`, which ranks a content of the
+    /// free cells from the codes of its high and low halves: the content
+    /// of the board itself, or for a free formation, its content with its
+    /// class's smallest placement, after the classes before.
     #[inline(always)]
-    fn rank_by(&self, board: u64, content_rank: impl Fn(&Self, u64) -> Option<u64>) -> Option<u64> {
+    fn rank_by(
+        &self,
+        board: u64,
+        of_codes: impl Fn(&Self, usize, usize) -> Option<u64>,
+    ) -> Option<u64> {
         match &self.placements {
-            None => content_rank(self, board),
+            None => of_codes(self, self.high.code(board), self.low.code(board))
+                .filter(|_| board & self.large == self.large),
             Some(placements) => {
-                let (class, content) = placements.place(board)?;
-                let rank = content_rank(self, self.large | content)?;
+                let radix = self.high.top as u32 + 1;
+                let (class, (high, low)) = placements.place(board, radix)?;
+                let rank = of_codes(self, high as usize, low as usize)?;
                 Some(class as u64 * self.contents + rank)
             }
         }
@@ -231,17 +239,16 @@ impl Space {
 
     /// [`Space::rank`] among the contents of the free cells.
     #[inline(always)]
-    fn content_rank(&self, board: u64) -> Option<u64> {
-        let rank = u64::from(self.high.entry(board)) + u64::from(self.low.entry(board));
-        (rank < self.contents && board & self.large == self.large).then_some(rank)
+    fn rank_of_codes(&self, high: usize, low: usize) -> Option<u64> {
+        let rank = u64::from(self.high.entry(high)) + u64::from(self.low.entry(low));
+        (rank < self.contents).then_some(rank)
     }
 
     /// [`Space::exact_rank`] among the contents of the free cells.
-    fn exact_content_rank(&self, board: u64) -> Option<u64> {
-        let (high, low) = (self.high.code(board), self.low.code(board));
+    fn exact_rank_of_codes(&self, high: usize, low: usize) -> Option<u64> {
         let half_sum = self.high.half_sum(high)? + self.low.half_sum(low)?;
         // Of the sum, the high entry is not NONE.
-        (half_sum == self.half_sum && board & self.large == self.large)
+        (half_sum == self.half_sum)
             .then(|| u64::from(self.high.table[high]) + u64::from(self.low.table[low]))
     }
 
@@ -457,28 +464,31 @@ impl Listing {
         let skipped = self
             .highs
             .partition_point(|high| end_of(high) <= ranks.start);
-        for high @ &(first, nibbles, rest) in &self.highs[skipped..] {
-            if first >= ranks.end {
-                break;
-            }
-            let lows = &self.lows[rest];
-            // The bits of the high half's boards within `ranks`.
-            let (from, to) = (first.max(ranks.start), end_of(high).min(ranks.end));
-            let (from, to, first) = (offset + from, offset + to, offset + first);
-            for word in from / 64..to.div_ceil(64) {
-                let base = word * 64;
-                let mut set = bits[word as usize];
-                if base < from {
-                    set &= u64::MAX << (from - base);
+        let mut highs = self.highs[skipped..].iter();
+        let (Some(mut high), false) = (highs.next(), ranks.is_empty()) else {
+            return;
+        };
+        let mut end = end_of(high);
+        // The bits of `ranks`, a word at a time, each board's high half
+        // found by walking the high halves along: no branch on where a
+        // high half's boards begin or end within a word.
+        let (from, to) = (offset + ranks.start, offset + ranks.end);
+        for word in from / 64..to.div_ceil(64) {
+            let base = word * 64;
+            let below = u64::MAX.checked_shl((from.saturating_sub(base)) as u32);
+            let above = u64::MAX.checked_shr((base + 64).saturating_sub(to) as u32);
+            let mut set = bits[word as usize] & below.unwrap_or(0) & above.unwrap_or(0);
+            while set != 0 {
+                let rank = base + u64::from(set.trailing_zeros()) - offset;
+                set &= set - 1;
+                while rank >= end {
+                    high = highs
+                        .next()
+                        .expect("a high half for every rank of the space");
+                    end = end_of(high);
                 }
-                if to - base < 64 {
-                    set &= (1 << (to - base)) - 1;
-                }
-                while set != 0 {
-                    let rank = base + u64::from(set.trailing_zeros());
-                    set &= set - 1;
-                    visit(space.large | nibbles | lows[(rank - first) as usize]);
-                }
+                let &(first, nibbles, rest) = high;
+                visit(space.large | nibbles | self.lows[rest][(rank - first) as usize]);
             }
         }
     }
@@ -613,13 +623,11 @@ impl<E: Copy + Into<u32>> Half<E> {
             .zip(self.table.iter().map(|&entry| entry.into()))
     }
 
-    /// The entry of what `board` holds in these cells: [`NONE`] for a tile
-    /// over the largest.
+    /// The entry of the content of `code`: [`NONE`] for a code past the
+    /// table (a tile over the largest).
     #[inline(always)]
-    fn entry(&self, board: u64) -> u32 {
-        self.table
-            .get(self.code(board))
-            .map_or(NONE, |&entry| entry.into())
+    fn entry(&self, code: usize) -> u32 {
+        self.table.get(code).map_or(NONE, |&entry| entry.into())
     }
 
     /// Half the tile sum of the content of `code`, if it is one (no tile
