@@ -475,9 +475,11 @@ impl Listing {
         let (from, to) = (offset + ranks.start, offset + ranks.end);
         for word in from / 64..to.div_ceil(64) {
             let base = word * 64;
-            let below = u64::MAX.checked_shl((from.saturating_sub(base)) as u32);
-            let above = u64::MAX.checked_shr((base + 64).saturating_sub(to) as u32);
-            let mut set = bits[word as usize] & below.unwrap_or(0) & above.unwrap_or(0);
+            // Shifts under 64: `from` is in the first word, `to` past the
+            // start of the last.
+            let below = u64::MAX << from.saturating_sub(base);
+            let above = u64::MAX >> (base + 64).saturating_sub(to);
+            let mut set = bits[word as usize] & below & above;
             while set != 0 {
                 let rank = base + u64::from(set.trailing_zeros()) - offset;
                 set &= set - 1;
