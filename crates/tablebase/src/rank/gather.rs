@@ -26,23 +26,12 @@ pub(super) fn layout(free: u16) -> [u8; 16] {
     layout
 }
 
-/// The codes of the high and the low half of the content that `layout`
-/// gathers from `board` seen through a symmetry: digit `j` of a half is
-/// the nibble of cell `sources[layout[j]]`, and the half's code is the
-/// sum of its digits times `radix` to the power `j`. `None` if a digit is
-/// over `radix - 1` (at most 15).
-#[inline(always)]
-pub(super) fn codes(
-    board: u64,
-    sources: &[u8; 16],
-    layout: &[u8; 16],
-    radix: u32,
-) -> Option<(u32, u32)> {
-    #[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
-    return ssse3::codes(board, sources, layout, radix);
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
-    portable::codes(board, sources, layout, radix)
-}
+// `codes`: in a vector register where SSSE3 is there (every x86-64 build
+// of the workspace), else a digit at a time.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "ssse3")))]
+pub(super) use portable::codes;
+#[cfg(all(target_arch = "x86_64", target_feature = "ssse3"))]
+pub(super) use ssse3::codes;
 
 /// [`codes`] a digit at a time: the fallback without SSSE3, and the
 /// reference the tests check the fast one against.
@@ -50,6 +39,11 @@ pub(super) fn codes(
 pub(super) mod portable {
     use super::NO_CELL;
 
+    /// The codes of the high and the low half of the content that
+    /// `layout` gathers from `board` seen through a symmetry: digit `j` of
+    /// a half is the nibble of cell `sources[layout[j]]`, and the half's
+    /// code is the sum of its digits times `radix` to the power `j`.
+    /// `None` if a digit is over `radix - 1` (at most 15).
     pub(crate) fn codes(
         board: u64,
         sources: &[u8; 16],
@@ -81,8 +75,9 @@ mod ssse3 {
 
     use super::NO_CELL;
 
+    /// The portable `codes`, in one register.
     #[inline(always)]
-    pub(super) fn codes(
+    pub(crate) fn codes(
         board: u64,
         sources: &[u8; 16],
         layout: &[u8; 16],
