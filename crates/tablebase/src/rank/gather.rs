@@ -6,9 +6,10 @@
 //! the order of the cells of its class's smallest placement once the board
 //! is turned to it. Turning a board takes up to three reflections, and
 //! gathering its free cells a `pext`; here the board's sixteen nibbles are
-//! spread over the sixteen bytes of a vector register and one byte shuffle
-//! picks each digit from the cell the symmetry brings to it, and two
-//! multiply-adds weigh the digits by the powers of the radix.
+//! spread over the sixteen bytes of a vector register, a byte shuffle of
+//! the symmetry's sources by the class's cells says where each digit comes
+//! from, a second shuffle fetches the digits, and two multiply-adds weigh
+//! them by the powers of the radix.
 
 /// A layout byte for no cell: its digit is 0.
 pub(super) const NO_CELL: u8 = 0x80;
