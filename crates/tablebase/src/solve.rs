@@ -405,10 +405,9 @@ pub fn layer<R: Rate>(
     mover: &Mover,
     index: usize,
     boards: &[u64],
-    [next, after]: [&Solved<R>; 2],
+    layers: [&Solved<R>; 2],
     most: usize,
 ) -> Vec<R> {
-    let layers = [next, after];
     if layers
         .iter()
         .all(|layer| layer.is_ranked() || layer.is_empty())
@@ -426,6 +425,7 @@ pub fn layer<R: Rate>(
         .iter()
         .all(|layer| layer.is_ranked() || layer.len() <= CACHED)
     {
+        let [next, after] = layers;
         return boards
             .par_iter()
             .with_min_len(1 << 10)
@@ -435,7 +435,7 @@ pub fn layer<R: Rate>(
     // A work item fills about one batch, yet each thread gets several, of
     // enough parents to amortise the scheduling.
     let threads = rayon::current_num_threads();
-    let batch = batch([next, after], most);
+    let batch = batch(layers, most);
     let item = (batch / CHILDREN_PER_PARENT)
         .min(boards.len().div_ceil(4 * threads))
         .max(1 << 12);
@@ -445,7 +445,7 @@ pub fn layer<R: Rate>(
         .zip(boards.par_chunks(item))
         .for_each(|(rates, chunk)| {
             SWEEP.with_borrow_mut(|sweep| {
-                sweep.solve(spec, mover, index, chunk, [next, after], batch, rates);
+                sweep.solve(spec, mover, index, chunk, layers, batch, rates);
             });
         });
     rates
