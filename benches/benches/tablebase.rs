@@ -5,12 +5,14 @@
 //! two), and lookups alone; and on free8's table for 16: generating its
 //! largest layer (children marked by rank of their class of symmetric
 //! boards, or sorted), solving the layer before it, whose child layers are
-//! too large for the caches (the batched solve), and the canonical forms
-//! of its moves under full symmetry.
+//! too large for the caches (the batched solve), sorting a layer with its
+//! rates for its file, and the canonical forms of its moves under full
+//! symmetry.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rayon::prelude::*;
 use tablebase::{Canon, Formation, Mover, Spec, generate, memory, solve, sort};
 
 fn kernels(c: &mut Criterion) {
@@ -74,9 +76,10 @@ fn kernels(c: &mut Criterion) {
 
 /// Generating free8-16's largest layer, by class or by sorting; solving the
 /// layer before it, whose child layers outgrow the caches: the batched
-/// solve that looks children up region by region; and the canonical forms
-/// of the four moves of each of its positions, one board at a time and
-/// four at once, as free formations list their children.
+/// solve that looks children up region by region; sorting that layer with
+/// its rates, as its file is written; and the canonical forms of the four
+/// moves of each of its positions, one board at a time and four at once,
+/// as free formations list their children.
 fn free8(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("free8").unwrap(), 4, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
@@ -113,6 +116,29 @@ fn free8(c: &mut Criterion) {
                 [next, after],
                 solve::BATCH_MOST,
             )
+        })
+    });
+    // The layer out of order (a hash's order, as scattered as the order of
+    // rank that a free layer is solved in), sorted with its rates for its
+    // file: the radix sort, and rayon's sort of pairs that it replaced.
+    let mut scattered: Vec<(u64, f64)> = (boards.iter().copied())
+        .zip(layers[index].rates().iter().copied())
+        .collect();
+    scattered.sort_unstable_by_key(|&(board, _)| board.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    group.bench_function("sort free8 layer with its rates", |b| {
+        b.iter(|| {
+            let (mut boards, mut rates): (Vec<u64>, Vec<f64>) =
+                black_box(&scattered).iter().copied().unzip();
+            sort::sort_with_values(&mut boards, &mut rates);
+            (boards, rates)
+        })
+    });
+    group.bench_function("sort free8 layer with its rates as pairs", |b| {
+        b.iter(|| {
+            let mut pairs = black_box(&scattered).clone();
+            pairs.par_sort_unstable_by_key(|&(board, _)| board);
+            let sorted: (Vec<u64>, Vec<f64>) = pairs.into_par_iter().unzip();
+            sorted
         })
     });
     let moves: Vec<[u64; 4]> = boards.iter().map(|&board| mover.slide_all(board)).collect();

@@ -35,10 +35,10 @@ mod placement;
 use std::ops::Range;
 use std::sync::Arc;
 
-use board::Board;
 use board::bits::{pdep, pext};
 use rayon::prelude::*;
 
+use crate::canon::Canon;
 use crate::formation::large_nibbles;
 use crate::prefetch::prefetch;
 use crate::{LARGE, tile_sum};
@@ -380,8 +380,13 @@ impl Marks {
                     at += 1;
                 });
                 if canonical {
-                    for board in out {
-                        *board = Board::from_raw(*board).canonical().raw();
+                    // Four at a time in vector registers (`Canon::canonical_all`).
+                    let (fours, rest) = out.as_chunks_mut();
+                    for four in fours {
+                        *four = Canon::Full.canonical_all(*four);
+                    }
+                    for board in rest {
+                        *board = Canon::Full.canonical(*board);
                     }
                 }
             });

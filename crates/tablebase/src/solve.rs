@@ -11,7 +11,7 @@ use crate::generate::{MOST_CHILDREN, for_each_child, for_each_moved};
 use crate::index::Index;
 use crate::rank::Ranked;
 use crate::rate::Rate;
-use crate::sort::union;
+use crate::sort::{sort_with_values, union};
 use crate::{Mover, Spec};
 
 /// A solved layer in memory: sorted boards, their success rates (a board
@@ -90,7 +90,8 @@ impl<R: Rate> Solved<R> {
     /// order of rank.
     pub(crate) fn sorted(&self) -> (Cow<'_, [u64]>, Cow<'_, [R]>) {
         if self.is_ranked_by_class() {
-            let (boards, rates) = sorted(&self.boards, &self.rates);
+            let (mut boards, mut rates) = (self.boards.clone(), self.rates.clone());
+            sort_with_values(&mut boards, &mut rates);
             (Cow::Owned(boards), Cow::Owned(rates))
         } else {
             (Cow::Borrowed(&self.boards), Cow::Borrowed(&self.rates))
@@ -315,16 +316,6 @@ impl Sought {
             union(&runs)
         })
     }
-}
-
-/// `boards` with their `rates`, sorted by board: the order of files, for
-/// the boards of a free formation's layer found by rank.
-pub(crate) fn sorted<R: Rate>(boards: &[u64], rates: &[R]) -> (Vec<u64>, Vec<R>) {
-    let mut pairs: Vec<(u64, R)> = (boards.par_iter().copied())
-        .zip(rates.par_iter().copied())
-        .collect();
-    pairs.par_sort_unstable_by_key(|&(board, _)| board);
-    pairs.into_par_iter().unzip()
 }
 
 /// The positions of `boards` whose rate in `rates` is above 0, with their

@@ -16,9 +16,16 @@
 //! layers in 30), so a least-significant-digit radix sort of just those
 //! bits takes three passes, and sorts them in half the time of
 //! `sort_unstable`.
+//!
+//! Boards with a value each, which have no repeats, are sorted by
+//! [`sort_with_values`].
+
+mod with_values;
 
 use board::bits::{pdep, pext};
 use rayon::prelude::*;
+
+pub use with_values::sort_with_values;
 
 /// Below this many boards a part, one thread sorts them all.
 const PART: usize = 1 << 15;

@@ -9,6 +9,7 @@ use super::{Event, Options, WORK, layer_path};
 use crate::rank::{MOST_BYTES_PER_FREE_POSITION, MOST_BYTES_PER_POSITION, Marks, Ranked};
 use crate::segment::{LEAST_SEGMENT, Segments};
 use crate::solve::{self, Solved};
+use crate::sort::sort_with_values;
 use crate::storage::{LayerFile, LayerHeader, LayerWriter};
 use crate::work::{
     Generated, RatesFile, WordWriter, WriteBehind, fetch_children, rates_path, remove_if_present,
@@ -263,9 +264,9 @@ impl Plan {
 /// lookups: by rank from `marks` (the layer's, if given) where they take
 /// little memory ([`Ranked::of_kept`]), else by rank or through an index
 /// as [`Solved::new`] finds them (for a free formation's layer, listed in
-/// order of rank, a sorted copy, indexed).
+/// order of rank, sorted in place and indexed).
 fn held<R: Rate>(boards: &[u64], rates: Vec<R>, marks: Option<&Marks>) -> Solved<R> {
-    let (kept_boards, kept_rates) = solve::kept(boards, &rates);
+    let (mut kept_boards, mut kept_rates) = solve::kept(boards, &rates);
     // The rates are held while the lookups are made (as
     // `whole_bytes_per_position` allows for), which saves working out the
     // rank of every position kept.
@@ -275,8 +276,8 @@ fn held<R: Rate>(boards: &[u64], rates: Vec<R>, marks: Option<&Marks>) -> Solved
     match (ranked, marks) {
         (Some(ranked), _) => Solved::with_ranks(kept_boards, kept_rates, Some(ranked)),
         (None, Some(marks)) if marks.is_free() => {
-            let (boards, rates) = solve::sorted(&kept_boards, &kept_rates);
-            Solved::with_ranks(boards, rates, None)
+            sort_with_values(&mut kept_boards, &mut kept_rates);
+            Solved::with_ranks(kept_boards, kept_rates, None)
         }
         (None, Some(_)) => Solved::with_ranks(kept_boards, kept_rates, None),
         (None, None) => Solved::new(kept_boards, kept_rates),
