@@ -17,8 +17,7 @@
 //! bits takes three passes, and sorts them in half the time of
 //! `sort_unstable`.
 //!
-//! Boards with a value each, which have no repeats, are sorted by
-//! [`sort_with_values`].
+//! Boards with a value each are sorted by [`sort_with_values`].
 
 mod with_values;
 
