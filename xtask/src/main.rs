@@ -64,6 +64,11 @@ enum Recipe {
         #[arg(long)]
         install: bool,
     },
+    /// Profile-guided builds of `tb-build`: instrumented build, a few tables
+    /// built with it, profiles merged with llvm-profdata, optimised build
+    /// into target/pgo/bin, then the plain and the optimised build's CPU
+    /// time on the same tables, in turns, as `cargo xtask tablebase --vs`
+    PgoTablebase(pgo::TablebaseOptions),
     /// Profiles training, 1-ply testing or search of the release build with
     /// perf (sampled; a flamegraph recipe is printed) or callgrind (exact
     /// instruction counts), printing the hottest functions; the data is
@@ -193,6 +198,7 @@ fn main() -> ExitCode {
                 install,
             })
         }
+        Recipe::PgoTablebase(options) => pgo::tablebase(&options),
         Recipe::Bench(options) => bench::bench(&options),
         Recipe::Tablebase(options) => tablebase::tablebase(&options),
     };

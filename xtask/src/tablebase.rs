@@ -72,7 +72,7 @@ pub fn tablebase(options: &Options) -> Result<(), String> {
     let tables = options
         .tables
         .iter()
-        .map(|table| split(table))
+        .map(|table| split(table).map_err(|problem| format!("{problem} (--tables)")))
         .collect::<Result<Vec<_>, String>>()?;
     let programs: Vec<PathBuf> = std::iter::once(workspace_root().join("target/release"))
         .chain(options.vs.clone())
@@ -113,10 +113,10 @@ pub fn tablebase(options: &Options) -> Result<(), String> {
 
 /// tb-build's formation and target of `table`, FORMATION-TARGET: a
 /// formation file made absolute, as tb-build runs in a scratch folder.
-fn split(table: &str) -> Result<(String, String), String> {
+pub fn split(table: &str) -> Result<(String, String), String> {
     let (formation, target) = table
         .rsplit_once('-')
-        .ok_or_else(|| format!("{table}: not FORMATION-TARGET (--tables)"))?;
+        .ok_or_else(|| format!("{table}: not FORMATION-TARGET"))?;
     let formation = match Path::new(formation).canonicalize() {
         Ok(file) if file.is_file() => file.display().to_string(),
         _ => formation.to_owned(),
