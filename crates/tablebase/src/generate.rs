@@ -69,26 +69,26 @@ pub fn for_each_child(
     exponents: std::ops::RangeInclusive<u8>,
     mut visit: impl FnMut(usize, usize, u64),
 ) -> usize {
-    let formation = spec.formation();
-    let canon = formation.canon();
-    if canon == Canon::Full {
+    let canon = spec.formation().canon();
+    match canon {
         // Free formations: a move's four results are canonicalised at once
         // ([`Canon::canonical_all`]), which took their builds about a tenth
         // less CPU time than one at a time (docs/tablebase-builder.md,
         // "Canonical forms"). The other modes keep the form of each child
         // alone: the same loop slowed the formations without symmetry.
-        for_each_formed(
+        Canon::Full => for_each_formed(
             spec,
             mover,
             board,
             exponents,
             |moved| canon.canonical_all(moved),
             visit,
-        )
-    } else {
-        for_each_moved(spec, mover, board, exponents, |cell, side, moved| {
+        ),
+        // Without symmetry (L3, 442, ...), no mode to dispatch on a child.
+        Canon::Identity => for_each_moved(spec, mover, board, exponents, visit),
+        _ => for_each_moved(spec, mover, board, exponents, |cell, side, moved| {
             visit(cell, side, canon.canonical(moved));
-        })
+        }),
     }
 }
 
@@ -119,32 +119,25 @@ fn for_each_formed(
     form: impl Fn([u64; 4]) -> [u64; 4],
     mut visit: impl FnMut(usize, usize, u64),
 ) -> usize {
-    let formation = spec.formation();
-    for_each_spawn(board, exponents, |cell, exponent, spawned| {
-        let moved = mover.slide_all(spawned);
-        for (moved, formed) in moved.into_iter().zip(form(moved)) {
-            if moved != spawned && formation.fits(moved) {
-                visit(cell, usize::from(exponent - 1), formed);
-            }
-        }
-    })
-}
-
-/// Calls `spawn(cell, exponent, spawned)` for the `cell`-th empty cell of
-/// `board` (counted from 0) and each of `exponents`, `spawned` being the
-/// board with a tile of that exponent there. Returns the number of empty
-/// cells.
-#[inline(always)]
-fn for_each_spawn(
-    board: u64,
-    exponents: std::ops::RangeInclusive<u8>,
-    mut spawn: impl FnMut(usize, u8, u64),
-) -> usize {
+    // The masks in registers: `visit` may be out of line, and a formation
+    // of one mask (L3, 442, ...) then checks its children without a loop.
+    let fits = |moved: u64| match spec.formation().masks() {
+        [] => true,
+        [mask] => mask & !moved == 0,
+        masks => masks.iter().any(|&mask| mask & !moved == 0),
+    };
+    let slid = mover.slid(board);
     let (first, last) = exponents.into_inner();
     let mut cells = 0;
     for cell in empty_cells(board) {
         for exponent in first..last + 1 {
-            spawn(cells, exponent, board | u64::from(exponent) << (4 * cell));
+            let spawned = board | u64::from(exponent) << (4 * cell);
+            let moved = mover.slide_all_spawned(&slid, cell, exponent);
+            for (moved, formed) in moved.into_iter().zip(form(moved)) {
+                if moved != spawned && fits(moved) {
+                    visit(cells, usize::from(exponent - 1), formed);
+                }
+            }
         }
         cells += 1;
     }
