@@ -316,7 +316,7 @@ impl Reached {
                         break inside;
                     };
                     for group in chunk.chunks(GROUP) {
-                        let mut rank = |child| match space.rank(child) {
+                        let mut note = |rank: Option<u64>| match rank {
                             Some(rank) => {
                                 prefetch(&bits[(rank / 64) as usize]);
                                 ranks.push(rank);
@@ -331,10 +331,12 @@ impl Reached {
                                 // Ranked alike in every orientation.
                                 let exponents = exponent..=exponent;
                                 for_each_moved(spec, mover, board, exponents, |_, _, child| {
-                                    rank(child);
+                                    note(space.rank(child));
                                 });
                             } else {
-                                children(spec, mover, board, exponent, &mut rank);
+                                children(spec, mover, board, exponent, &mut |child| {
+                                    note(space.fixed_rank(child));
+                                });
                             }
                         }
                         for rank in ranks.drain(..) {

@@ -62,6 +62,9 @@ pub(super) fn solve<R: Rate>(
         }
     });
     let moved = layers.iter().all(|layer| layer.finds_every_orientation());
+    // Large tiles that never move: ranked without the free formations'
+    // path, so that the lookups inline into the listing.
+    let fixed = ranked.iter().flatten().all(|ranked| !ranked.is_free());
     let four_rate = spec.four_rate();
     let mut pending = Vec::with_capacity(GROUP * 2 * MOST_CHILDREN);
     // For each parent, its empty cells (`None` if won) and the best rate
@@ -77,9 +80,8 @@ pub(super) fn solve<R: Rate>(
                 cells[parent] = None;
                 continue;
             }
-            let look_up = |cell: usize, side: usize, child| {
-                let Some(ranked) = ranked[side] else { return };
-                if let Some(rank) = ranked.rank(child) {
+            let mut note = |cell: usize, side: usize, ranked: &Ranked, rank: Option<u64>| {
+                if let Some(rank) = rank {
                     ranked.prefetch(rank);
                     pending.push(Pending {
                         key: rank,
@@ -90,9 +92,23 @@ pub(super) fn solve<R: Rate>(
                 }
             };
             cells[parent] = Some(if moved {
-                for_each_moved(spec, mover, board, 1..=2, look_up)
+                for_each_moved(spec, mover, board, 1..=2, |cell, side, child| {
+                    if let Some(ranked) = ranked[side] {
+                        note(cell, side, ranked, ranked.rank(child));
+                    }
+                })
+            } else if fixed {
+                for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
+                    if let Some(ranked) = ranked[side] {
+                        note(cell, side, ranked, ranked.fixed_rank(child));
+                    }
+                })
             } else {
-                for_each_child(spec, mover, board, 1..=2, look_up)
+                for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
+                    if let Some(ranked) = ranked[side] {
+                        note(cell, side, ranked, ranked.rank(child));
+                    }
+                })
             });
         }
         // The positions of those the layers hold, each rate asked for.
