@@ -147,6 +147,11 @@ impl Mover {
     /// takes sixteen and three transpositions.
     #[inline(always)]
     pub fn slide_all_spawned(&self, slid: &Slid, cell: usize, exponent: u8) -> [u64; 4] {
+        debug_assert!(
+            cell < 16 && slid.board >> (4 * cell) & 0xF == 0,
+            "an empty cell"
+        );
+        debug_assert!(exponent < 16, "a tile's exponent");
         let (row, column) = (cell / 4, cell % 4);
         let tile = u16::from(exponent);
         let line = (slid.board >> (16 * row)) as u16 | tile << (4 * column);
