@@ -119,13 +119,7 @@ fn for_each_formed(
     form: impl Fn([u64; 4]) -> [u64; 4],
     mut visit: impl FnMut(usize, usize, u64),
 ) -> usize {
-    // The masks in registers: `visit` may be out of line, and a formation
-    // of one mask (L3, 442, ...) then checks its children without a loop.
-    let fits = |moved: u64| match spec.formation().masks() {
-        [] => true,
-        [mask] => mask & !moved == 0,
-        masks => masks.iter().any(|&mask| mask & !moved == 0),
-    };
+    let formation = spec.formation();
     let slid = mover.slid(board);
     let (first, last) = exponents.into_inner();
     let mut cells = 0;
@@ -134,7 +128,7 @@ fn for_each_formed(
             let spawned = board | u64::from(exponent) << (4 * cell);
             let moved = mover.slide_all_spawned(&slid, cell, exponent);
             for (moved, formed) in moved.into_iter().zip(form(moved)) {
-                if moved != spawned && fits(moved) {
+                if moved != spawned && formation.fits(moved) {
                     visit(cells, usize::from(exponent - 1), formed);
                 }
             }

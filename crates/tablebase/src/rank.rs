@@ -214,8 +214,7 @@ impl Space {
     #[inline(always)]
     pub fn fixed_rank(&self, board: u64) -> Option<u64> {
         debug_assert!(self.placements.is_none(), "a space of fixed large tiles");
-        self.rank_of_codes(self.high.code(board), self.low.code(board))
-            .filter(|_| board & self.large == self.large)
+        self.fixed_rank_by(board, Self::rank_of_codes)
     }
 
     /// The rank of `board`, or `None` if it is not one of the boards
@@ -236,8 +235,7 @@ impl Space {
         of_codes: impl Fn(&Self, usize, usize) -> Option<u64>,
     ) -> Option<u64> {
         match &self.placements {
-            None => of_codes(self, self.high.code(board), self.low.code(board))
-                .filter(|_| board & self.large == self.large),
+            None => self.fixed_rank_by(board, of_codes),
             Some(placements) => {
                 let radix = self.high.top as u32 + 1;
                 let (class, (high, low)) = placements.place(board, radix)?;
@@ -245,6 +243,18 @@ impl Space {
                 Some(class as u64 * self.contents + rank)
             }
         }
+    }
+
+    /// [`Space::rank_by`] where the large tiles never move: the content
+    /// of the board itself, which must hold every large tile.
+    #[inline(always)]
+    fn fixed_rank_by(
+        &self,
+        board: u64,
+        of_codes: impl Fn(&Self, usize, usize) -> Option<u64>,
+    ) -> Option<u64> {
+        of_codes(self, self.high.code(board), self.low.code(board))
+            .filter(|_| board & self.large == self.large)
     }
 
     /// [`Space::rank`] among the contents of the free cells.
