@@ -29,11 +29,11 @@ use std::time::{Duration, Instant};
 
 use crate::atomic::remove_temporaries;
 use crate::storage::Precision;
-use crate::work::{GENERATED, Generated, WriteBehind, boards_path, check_all, lock, write_words};
+use crate::work::{GENERATED, Generated, boards_path, check_all, lock, write_words};
 use crate::{Error, Fixed, Mover, Spec, optimal};
 
 use folder::{Begun, begin, check_unused, is_table_file};
-use generation::generate_layer;
+use generation::Generation;
 use solving::solve_all;
 
 pub use crate::manifest::{MANIFEST_VERSION, Manifest, Options};
@@ -265,27 +265,17 @@ pub fn build(
     // Generation: each layer from the two before it, a segment at a time
     // (held open from generating them, or read back from their files).
     if generated_before < steps {
-        // The last two layers generated, the next layer's parents.
-        let mut recent: [Option<Generated>; 2] = [None, None];
-        let mut writing = WriteBehind::default();
+        let mut generation = Generation::default();
         for index in generated_before..steps {
             let began = Instant::now();
             let layer = if index == 0 {
                 write_words(&boards_path(&work, 0), &spec.formation().layer_zero())?;
                 Generated::open(spec, &work, 0)?
             } else {
-                generate_layer(
-                    spec,
-                    &mover,
-                    index,
-                    budget,
-                    &work,
-                    &mut recent,
-                    &mut writing,
-                )?
+                generation.layer(spec, &mover, index, budget, &work)?
             };
             let positions = layer.len();
-            recent = [Some(layer), recent[0].take()];
+            generation.push(layer);
             summary.generated += positions as u64;
             report(Event::Generated {
                 layer: index,
@@ -293,7 +283,7 @@ pub fn build(
                 elapsed: began.elapsed(),
             });
         }
-        writing.wait()?;
+        generation.finish()?;
         File::create(&generated_marker).map_err(io_error(&generated_marker))?;
     }
 

@@ -170,12 +170,24 @@ pub fn layer(
 ) -> Vec<u64> {
     let parents = (after_two.len() + after_four.len()) as u64;
     if let Some(mut reached) = Reached::new(spec, index, REACHED_BYTES_PER_PARENT * parents) {
-        let mut inside = reached.mark(spec, mover, index - 1, 1, after_two);
+        mark(
+            spec,
+            mover,
+            index - 1,
+            after_two,
+            [Some(&mut reached), None],
+        );
         if index >= 2 {
-            inside &= reached.mark(spec, mover, index - 2, 2, after_four);
+            mark(
+                spec,
+                mover,
+                index - 2,
+                after_four,
+                [None, Some(&mut reached)],
+            );
         }
-        if inside {
-            return reached.into_marks().sorted_boards();
+        if let Some(marks) = reached.into_marks() {
+            return marks.sorted_boards();
         }
     }
     by_sorting(spec, mover, index, after_two, after_four)
@@ -232,7 +244,7 @@ pub fn run(
     sort_unique(concat(parts))
 }
 
-/// Parents whose children [`Reached::mark`] ranks before marking them:
+/// Parents whose children [`mark`] ranks before marking them:
 /// 16 to 64 marked free8-32's largest layers alike.
 const GROUP: usize = 32;
 
@@ -251,16 +263,18 @@ pub const REACHED_BYTES_PER_PARENT: u64 = 8;
 /// never move ([`crate::Formation::fixed_large`]) or go anywhere (the free
 /// formations, ranked by class of symmetric boards:
 /// [`crate::Formation::anywhere_large`]): where [`run`] lists the
-/// children to sort them, this sets one bit for each child in a bitmap of
-/// the boards of the layer's tile sum (a `rank::Space`): nothing to hold,
-/// sort or merge, and the layer comes out in order. Generating L3-256's
-/// layers in memory took 1.5 times less CPU than sorting
+/// children to sort them, [`mark`] sets one bit for each child in a bitmap
+/// of the boards of the layer's tile sum (a `rank::Space`): nothing to
+/// hold, sort or merge, and the layer comes out in order. Generating
+/// L3-256's layers in memory took 1.5 times less CPU than sorting
 /// (docs/tablebase-builder.md). Each thread marks a bitmap of its own,
 /// joined at the end.
 pub struct Reached {
     space: Space,
     /// One bitmap a thread.
     bits: Vec<Vec<u64>>,
+    /// Whether every child marked was in the space.
+    inside: bool,
 }
 
 impl Reached {
@@ -268,83 +282,47 @@ impl Reached {
     /// or go anywhere, its positions form a `rank::Space`, and the space's
     /// tables and a bitmap for each thread take at most `most` bytes.
     pub fn new(spec: &Spec, index: usize, most: u64) -> Option<Self> {
-        let threads = rayon::current_num_threads();
-        let words = |count: u64| count / 64 + 1;
+        let threads = rayon::current_num_threads() as u64;
         let space = layer_space(spec, index, |tables, count| {
-            tables + threads as u64 * words(count) * 8 <= most
+            tables + threads * Self::bitmap_bytes(count) <= most
         })?;
-        let bits = (0..threads)
-            .map(|_| vec![0; words(space.len()) as usize])
-            .collect();
-        Some(Self { space, bits })
+        let words = Self::bitmap_bytes(space.len()) as usize / 8;
+        let bits = (0..threads).map(|_| vec![0; words]).collect();
+        Some(Self {
+            space,
+            bits,
+            inside: true,
+        })
     }
 
-    /// Marks the children of `parents`, positions of layer `parent_layer`,
-    /// with a tile of `exponent` spawned (won parents are not expanded).
-    /// Returns whether every child is in the space; if one is not, the
-    /// layer is not this one's to make.
-    ///
-    /// The children of a group of 32 parents are ranked first, each
-    /// rank's word asked for, then marked: the marks of many wait on
-    /// memory at once (free8-32's largest layers marked in a tenth less
-    /// time, in a harness on one thread; docs/tablebase-builder.md).
-    pub fn mark(
-        &mut self,
-        spec: &Spec,
-        mover: &Mover,
-        parent_layer: usize,
-        exponent: u8,
-        parents: &[u64],
-    ) -> bool {
-        let space = &self.space;
-        // Each thread takes the next chunk of parents until none is left.
-        let next = AtomicUsize::new(0);
-        self.bits
-            .par_iter_mut()
-            .map(|bits| {
-                let mut inside = true;
-                let mut ranks = Vec::with_capacity(GROUP * MOST_CHILDREN);
-                loop {
-                    let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                    let Some(chunk) = parents.get(start..(start + CHUNK).min(parents.len())) else {
-                        break inside;
-                    };
-                    for group in chunk.chunks(GROUP) {
-                        let mut note = |rank: Option<u64>| match rank {
-                            Some(rank) => {
-                                prefetch(&bits[(rank / 64) as usize]);
-                                ranks.push(rank);
-                            }
-                            None => inside = false,
-                        };
-                        for &board in group {
-                            if spec.is_won(board, parent_layer) {
-                                continue;
-                            }
-                            if space.is_free() {
-                                // Ranked alike in every orientation.
-                                let exponents = exponent..=exponent;
-                                for_each_moved(spec, mover, board, exponents, |_, _, child| {
-                                    note(space.rank(child));
-                                });
-                            } else {
-                                children(spec, mover, board, exponent, &mut |child| {
-                                    note(space.fixed_rank(child));
-                                });
-                            }
-                        }
-                        for rank in ranks.drain(..) {
-                            bits[(rank / 64) as usize] |= 1 << (rank % 64);
-                        }
-                    }
-                }
-            })
-            .reduce(|| true, |all, inside| all && inside)
+    /// The bytes of a bitmap of `count` boards: a word for every 64, and
+    /// one more.
+    fn bitmap_bytes(count: u64) -> u64 {
+        (count / 64 + 1) * 8
     }
 
-    /// The positions marked by every thread.
-    pub fn into_marks(self) -> Marks {
-        let Self { space, mut bits } = self;
+    /// The bytes its tables and bitmaps take: what [`Reached::new`] held
+    /// within its bound.
+    pub fn bytes(&self) -> u64 {
+        self.space.table_bytes() + self.bits.len() as u64 * Self::bitmap_bytes(self.space.len())
+    }
+
+    /// Its space, and its bitmaps and flag to mark them by.
+    fn parts(&mut self) -> (&Space, std::slice::IterMut<'_, Vec<u64>>, &mut bool) {
+        (&self.space, self.bits.iter_mut(), &mut self.inside)
+    }
+
+    /// The positions marked by every thread, or `None` if a child was
+    /// outside the space: the layer is then not this one's to make.
+    pub fn into_marks(self) -> Option<Marks> {
+        let Self {
+            space,
+            mut bits,
+            inside,
+        } = self;
+        if !inside {
+            return None;
+        }
         // The other threads' bitmaps are joined into one, a part at a time.
         const PART: usize = 1 << 12;
         let mut marked = bits.pop().unwrap_or_default();
@@ -359,7 +337,111 @@ impl Reached {
                 }
             });
         drop(bits);
-        Marks::new(space, marked).expect("one word for every 64 boards of the space")
+        Some(Marks::new(space, marked).expect("one word for every 64 boards of the space"))
+    }
+}
+
+/// Marks the children of `parents`, positions of layer `parent_layer`
+/// (won parents are not expanded): those after a 2 in `after_two`, the
+/// marks of the next layer, and those after a 4 in `after_four`, the
+/// marks of the layer after it. Given both, each parent is listed once
+/// for the two (its moves and empty cells found once, and read once by a
+/// caller that reads its layer for each), where a layer at a time lists
+/// it twice: L3-128 generated in about a seventh less time
+/// (docs/tablebase-builder.md). A child outside its marks' space makes
+/// that layer not theirs to make ([`Reached::into_marks`]).
+///
+/// The children of a group of 32 parents are ranked first, each rank's
+/// word asked for, then marked: the marks of many wait on memory at once
+/// (free8-32's largest layers marked in a tenth less time, in a harness
+/// on one thread; docs/tablebase-builder.md).
+///
+/// # Panics
+/// If the two were made for different numbers of threads.
+pub fn mark(
+    spec: &Spec,
+    mover: &Mover,
+    parent_layer: usize,
+    parents: &[u64],
+    [after_two, after_four]: [Option<&mut Reached>; 2],
+) {
+    let exponents = match (&after_two, &after_four) {
+        (Some(_), Some(_)) => 1..=2,
+        (Some(_), None) => 1..=1,
+        (None, Some(_)) => 2..=2,
+        (None, None) => return,
+    };
+    let [mut two, mut four] = [after_two, after_four].map(|reached| reached.map(Reached::parts));
+    let spaces = [&two, &four].map(|part| part.as_ref().map(|&(space, ..)| space));
+    let free = spaces.iter().flatten().any(|space| space.is_free());
+    let threads = [&two, &four].map(|part| part.as_ref().map(|(_, bits, _)| bits.len()));
+    if let [Some(two), Some(four)] = threads {
+        assert_eq!(two, four, "bitmaps for as many threads");
+    }
+    // Each thread's bitmaps, one for each layer marked.
+    let lanes: Vec<[Option<&mut Vec<u64>>; 2]> = (0..threads.into_iter().flatten().sum())
+        .map_while(|_| {
+            let lane = [&mut two, &mut four].map(|part| part.as_mut()?.1.next());
+            lane.iter().any(Option::is_some).then_some(lane)
+        })
+        .collect();
+    // Each thread takes the next chunk of parents until none is left.
+    let next = AtomicUsize::new(0);
+    let outside = lanes
+        .into_par_iter()
+        .map(|mut lane| {
+            let mut outside = [false; 2];
+            let mut ranks = [(); 2].map(|()| Vec::with_capacity(GROUP * MOST_CHILDREN));
+            loop {
+                let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                let Some(chunk) = parents.get(start..(start + CHUNK).min(parents.len())) else {
+                    break outside;
+                };
+                for group in chunk.chunks(GROUP) {
+                    let mut note = |side: usize, rank: Option<u64>| match rank {
+                        Some(rank) => {
+                            if let Some(bits) = &lane[side] {
+                                prefetch(&bits[(rank / 64) as usize]);
+                            }
+                            ranks[side].push(rank);
+                        }
+                        None => outside[side] = true,
+                    };
+                    for &board in group {
+                        if spec.is_won(board, parent_layer) {
+                            continue;
+                        }
+                        let exponents = exponents.clone();
+                        if free {
+                            // Ranked alike in every orientation.
+                            for_each_moved(spec, mover, board, exponents, |_, side, child| {
+                                if let Some(space) = spaces[side] {
+                                    note(side, space.rank(child));
+                                }
+                            });
+                        } else {
+                            for_each_child(spec, mover, board, exponents, |_, side, child| {
+                                if let Some(space) = spaces[side] {
+                                    note(side, space.fixed_rank(child));
+                                }
+                            });
+                        }
+                    }
+                    for (ranks, bits) in ranks.iter_mut().zip(&mut lane) {
+                        if let Some(bits) = bits {
+                            for rank in ranks.drain(..) {
+                                bits[(rank / 64) as usize] |= 1 << (rank % 64);
+                            }
+                        }
+                    }
+                }
+            }
+        })
+        .reduce(|| [false; 2], |[a, b], [c, d]| [a || c, b || d]);
+    for (part, outside) in [two, four].into_iter().zip(outside) {
+        if let Some((_, _, inside)) = part {
+            *inside &= !outside;
+        }
     }
 }
 
@@ -409,8 +491,9 @@ mod tests {
     /// Marking children by rank makes the layers that sorting them makes,
     /// for formations whose large tiles are held by a mask or are walls,
     /// or go anywhere (free8: each class of boards marked once), with the
-    /// parents marked whole or in pieces; a child outside the space is
-    /// told.
+    /// parents marked whole or in pieces, each layer alone or each parent
+    /// layer's children after a 2 and a 4 at once; a child outside the
+    /// space is told.
     #[test]
     fn reached_layers_are_the_sorted_layers() {
         for (name, target) in [("L3", 6), ("442", 6), ("3x3", 5), ("2x4", 5), ("free8", 4)] {
@@ -419,6 +502,9 @@ mod tests {
             let mut layers = vec![spec.formation().layer_zero()];
             let empty = Vec::new();
             let mut by_rank = 0;
+            // The next layer's marks, its children after a 4 marked with
+            // this layer's after a 2, a piece at a time.
+            let mut ahead = None;
             for index in 1..spec.steps() {
                 let parent = |layer: Option<usize>| match layer {
                     Some(layer) if spec.expands(layer) => &layers[layer],
@@ -426,15 +512,28 @@ mod tests {
                 };
                 let (two, four) = (parent(index.checked_sub(1)), parent(index.checked_sub(2)));
                 let expected = by_sorting(&spec, &mover, index, two, four);
+                let piece = |parents: &[u64], pieces: usize| parents.len().div_ceil(pieces).max(1);
                 for pieces in [1, 3] {
                     let mut reached = Reached::new(&spec, index, u64::MAX).expect(name);
-                    for parents in two.chunks(two.len().div_ceil(pieces).max(1)) {
-                        assert!(reached.mark(&spec, &mover, index - 1, 1, parents));
+                    for parents in two.chunks(piece(two, pieces)) {
+                        mark(
+                            &spec,
+                            &mover,
+                            index - 1,
+                            parents,
+                            [Some(&mut reached), None],
+                        );
                     }
-                    for parents in four.chunks(four.len().div_ceil(pieces).max(1)) {
-                        assert!(reached.mark(&spec, &mover, index - 2, 2, parents));
+                    for parents in four.chunks(piece(four, pieces)) {
+                        mark(
+                            &spec,
+                            &mover,
+                            index - 2,
+                            parents,
+                            [None, Some(&mut reached)],
+                        );
                     }
-                    let marks = reached.into_marks();
+                    let marks = reached.into_marks().expect(name);
                     assert_eq!(marks.len(), expected.len());
                     assert_eq!(marks.sorted_boards(), expected, "{name} layer {index}");
                     // Read a piece at a time from any position.
@@ -447,6 +546,28 @@ mod tests {
                         assert_eq!(read, expected, "{name} layer {index}");
                     }
                 }
+                // Begun with the layer before.
+                let mut reached = match ahead.take() {
+                    Some(reached) => reached,
+                    None => {
+                        let mut reached = Reached::new(&spec, index, u64::MAX).expect(name);
+                        mark(&spec, &mover, index - 2, four, [None, Some(&mut reached)]);
+                        reached
+                    }
+                };
+                let mut next = (index + 1 < spec.steps())
+                    .then(|| Reached::new(&spec, index + 1, u64::MAX).expect(name));
+                for parents in two.chunks(piece(two, 3)) {
+                    let targets = [Some(&mut reached), next.as_mut()];
+                    mark(&spec, &mover, index - 1, parents, targets);
+                }
+                let marks = reached.into_marks().expect(name);
+                assert_eq!(
+                    marks.sorted_boards(),
+                    expected,
+                    "{name} layer {index}, begun"
+                );
+                ahead = next.filter(|_| spec.expands(index - 1));
                 // What `layer` does within its bytes a parent.
                 let parents = (two.len() + four.len()) as u64;
                 by_rank += usize::from(
@@ -454,16 +575,27 @@ mod tests {
                 );
                 assert_eq!(layer(&spec, &mover, index, two, four), expected);
                 // Children whose large tiles are not where the space has
-                // them (442's cells for L3's children) are told.
+                // them (442's cells for L3's children) are told, and those
+                // that are still marked.
                 if name == "L3" && !run(&spec, &mover, index - 1, 1, two).is_empty() {
                     let sum = free_sum(expected[0]);
                     let space = Space::within(0xffff_ff00_0000_0000, sum.into(), |_, _| true);
-                    let mut reached = Reached {
+                    let mut outside = Reached {
                         bits: vec![vec![0; space.as_ref().unwrap().len() as usize / 64 + 1]],
                         space: space.unwrap(),
+                        inside: true,
                     };
-                    let marked = reached.mark(&spec, &mover, index - 1, 1, two);
-                    assert!(!marked, "{name} {index}");
+                    let mut inside = Reached::new(&spec, index + 1, u64::MAX).expect(name);
+                    inside.bits.truncate(1);
+                    mark(
+                        &spec,
+                        &mover,
+                        index - 1,
+                        two,
+                        [Some(&mut outside), Some(&mut inside)],
+                    );
+                    assert!(outside.into_marks().is_none(), "{name} {index}");
+                    assert!(inside.into_marks().is_some(), "{name} {index}");
                 }
                 layers.push(expected);
             }

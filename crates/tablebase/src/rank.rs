@@ -188,7 +188,7 @@ impl Space {
     }
 
     /// The bytes its tables take.
-    fn table_bytes(&self) -> u64 {
+    pub(crate) fn table_bytes(&self) -> u64 {
         let placements = self
             .placements
             .as_ref()

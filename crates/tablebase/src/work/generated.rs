@@ -206,11 +206,12 @@ mod tests {
             };
             let expected = generate::by_sorting(&spec, &mover, index, two, four);
             let mut reached = generate::Reached::new(&spec, index, u64::MAX).unwrap();
-            reached.mark(&spec, &mover, index - 1, 1, two);
+            generate::mark(&spec, &mover, index - 1, two, [Some(&mut reached), None]);
             if index >= 2 {
-                reached.mark(&spec, &mover, index - 2, 2, four);
+                generate::mark(&spec, &mover, index - 2, four, [None, Some(&mut reached)]);
             }
-            write_words(&marks_path(dir.path(), index), reached.into_marks().bits()).unwrap();
+            let marks = reached.into_marks().expect("every child in the space");
+            write_words(&marks_path(dir.path(), index), marks.bits()).unwrap();
             assert_eq!(
                 Generated::len_of(dir.path(), index).unwrap(),
                 expected.len()
