@@ -379,12 +379,11 @@ pub fn mark(
         assert_eq!(two, four, "bitmaps for as many threads");
     }
     // Each thread's bitmaps, one for each layer marked.
-    let lanes: Vec<[Option<&mut Vec<u64>>; 2]> = (0..threads.into_iter().flatten().sum())
-        .map_while(|_| {
-            let lane = [&mut two, &mut four].map(|part| part.as_mut()?.1.next());
-            lane.iter().any(Option::is_some).then_some(lane)
-        })
-        .collect();
+    let lanes: Vec<[Option<&mut Vec<u64>>; 2]> = std::iter::from_fn(|| {
+        let lane = [&mut two, &mut four].map(|part| part.as_mut()?.1.next());
+        lane.iter().any(Option::is_some).then_some(lane)
+    })
+    .collect();
     // Each thread takes the next chunk of parents until none is left.
     let next = AtomicUsize::new(0);
     let outside = lanes
@@ -551,7 +550,9 @@ mod tests {
                     Some(reached) => reached,
                     None => {
                         let mut reached = Reached::new(&spec, index, u64::MAX).expect(name);
-                        mark(&spec, &mover, index - 2, four, [None, Some(&mut reached)]);
+                        if index >= 2 {
+                            mark(&spec, &mover, index - 2, four, [None, Some(&mut reached)]);
+                        }
                         reached
                     }
                 };

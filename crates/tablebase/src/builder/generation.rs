@@ -24,7 +24,7 @@ type Visit<'a> = dyn FnMut(&[u64], usize, u8) -> Result<(), Error> + 'a;
 #[derive(Default)]
 pub(super) struct Generation {
     /// The last two layers generated, the next one's parents, as the build
-    /// has them open (the one before first).
+    /// has them open (the last first).
     recent: [Option<Generated>; 2],
     /// The last layer's file, written behind.
     writing: WriteBehind,
@@ -32,9 +32,9 @@ pub(super) struct Generation {
     ahead: Option<Ahead>,
 }
 
-/// A layer's marks, begun while the layer before it was generated: its
-/// children after a 4 of that layer's parent after a 2, marked as that
-/// parent was listed ([`generate::mark`]).
+/// A layer's marks, begun while the layer before it was generated: the
+/// children after a 4 of the layer two before it, marked as that layer
+/// was listed for its children after a 2 ([`generate::mark`]).
 struct Ahead {
     /// The layer marked.
     layer: usize,
