@@ -6,7 +6,7 @@ use rayon::prelude::*;
 
 use crate::formation::free_sum;
 use crate::prefetch::prefetch;
-use crate::rank::{Marks, Space};
+use crate::rank::{Marks, Space, bitmap_words};
 use crate::sort::{concat, sort_unique, union};
 use crate::{Canon, Mover, Spec};
 
@@ -284,9 +284,9 @@ impl Reached {
     pub fn new(spec: &Spec, index: usize, most: u64) -> Option<Self> {
         let threads = rayon::current_num_threads() as u64;
         let space = layer_space(spec, index, |tables, count| {
-            tables + threads * Self::bitmap_bytes(count) <= most
+            tables + threads * bitmap_words(count) * 8 <= most
         })?;
-        let words = Self::bitmap_bytes(space.len()) as usize / 8;
+        let words = bitmap_words(space.len()) as usize;
         let bits = (0..threads).map(|_| vec![0; words]).collect();
         Some(Self {
             space,
@@ -295,16 +295,10 @@ impl Reached {
         })
     }
 
-    /// The bytes of a bitmap of `count` boards: a word for every 64, and
-    /// one more.
-    fn bitmap_bytes(count: u64) -> u64 {
-        (count / 64 + 1) * 8
-    }
-
     /// The bytes its tables and bitmaps take: what [`Reached::new`] held
     /// within its bound.
     pub fn bytes(&self) -> u64 {
-        self.space.table_bytes() + self.bits.len() as u64 * Self::bitmap_bytes(self.space.len())
+        self.space.table_bytes() + self.bits.len() as u64 * bitmap_words(self.space.len()) * 8
     }
 
     /// Its space, and its bitmaps and flag to mark them by.
@@ -582,7 +576,10 @@ mod tests {
                     let sum = free_sum(expected[0]);
                     let space = Space::within(0xffff_ff00_0000_0000, sum.into(), |_, _| true);
                     let mut outside = Reached {
-                        bits: vec![vec![0; space.as_ref().unwrap().len() as usize / 64 + 1]],
+                        bits: vec![vec![
+                            0;
+                            bitmap_words(space.as_ref().unwrap().len()) as usize
+                        ]],
                         space: space.unwrap(),
                         inside: true,
                     };

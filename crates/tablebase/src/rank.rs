@@ -65,6 +65,12 @@ pub const MOST_BYTES_PER_FREE_POSITION: u64 = 16;
 /// See [`MOST_BYTES_PER_POSITION`].
 pub const SPARE_BYTES: u64 = 1 << 20;
 
+/// The words of a bitmap of `boards` ranks: one for every 64, and one
+/// more, as generation marks them and [`Marks::new`] takes them.
+pub(crate) fn bitmap_words(boards: u64) -> u64 {
+    boards / 64 + 1
+}
+
 /// Every board with large tiles in some cells (and nowhere else) and free
 /// tiles of some sum, each with its rank: the number of those boards below
 /// it. Or, for a free formation, whose large tiles go anywhere, every
@@ -326,7 +332,7 @@ impl Marks {
     /// the last rank.
     pub fn new(space: Space, bits: Vec<u64>) -> Option<Self> {
         let past = u64::MAX << (space.len() % 64);
-        if bits.len() as u64 != space.len() / 64 + 1 || bits.last()? & past != 0 {
+        if bits.len() as u64 != bitmap_words(space.len()) || bits.last()? & past != 0 {
             return None;
         }
         let mut count = 0;
@@ -729,11 +735,10 @@ impl Ranked {
         let &first = boards.first()?;
         let large = large_nibbles(first);
         let sum = u64::from(tile_sum(first & !large));
-        let words = |count: u64| count / 64 + 1;
         let space = Space::within(large, sum, |tables, count| {
-            tables + words(count) * size_of::<Word>() as u64 <= most
+            tables + bitmap_words(count) * size_of::<Word>() as u64 <= most
         })?;
-        let mut words = vec![Word::default(); words(space.len()) as usize];
+        let mut words = vec![Word::default(); bitmap_words(space.len()) as usize];
         for &board in boards {
             let rank = space.exact_rank(board)?;
             words[(rank / 64) as usize].bits |= 1 << (rank % 64);
@@ -894,7 +899,7 @@ mod tests {
     fn ranks_give_back_their_boards_in_order() {
         let large = 0xfff0_fff0_0000_0000;
         let space = Space::within(large, 40, |_, _| true).unwrap();
-        let mut all = vec![u64::MAX; (space.len() / 64 + 1) as usize];
+        let mut all = vec![u64::MAX; bitmap_words(space.len()) as usize];
         // No rank past the last.
         assert!(Marks::new(space.clone(), all.clone()).is_none());
         *all.last_mut().unwrap() = (1 << (space.len() % 64)) - 1;
@@ -956,7 +961,7 @@ mod tests {
             let Some(space) = space else {
                 continue;
             };
-            let mut bits = vec![0; (space.len() / 64 + 1) as usize];
+            let mut bits = vec![0; bitmap_words(space.len()) as usize];
             for &board in boards {
                 let rank = space.exact_rank(board).unwrap();
                 bits[(rank / 64) as usize] |= 1 << (rank % 64);
@@ -993,7 +998,7 @@ mod tests {
     fn free_ranks_are_those_of_symmetry_classes() {
         let sum = 14;
         let space = Space::placed(8, sum, |_, _| true).unwrap();
-        let mut all = vec![u64::MAX; (space.len() / 64 + 1) as usize];
+        let mut all = vec![u64::MAX; bitmap_words(space.len()) as usize];
         *all.last_mut().unwrap() = (1 << (space.len() % 64)) - 1;
         let listed = Marks::new(space.clone(), all).unwrap().read(0, usize::MAX);
         assert_eq!(listed.len() as u64, space.len());
@@ -1028,7 +1033,7 @@ mod tests {
         // Marks of some classes list a board of each, in order of rank.
         let mut ranks: Vec<u64> = class_of_rank.keys().copied().step_by(5).collect();
         ranks.sort_unstable();
-        let mut bits = vec![0u64; (space.len() / 64 + 1) as usize];
+        let mut bits = vec![0u64; bitmap_words(space.len()) as usize];
         for &rank in &ranks {
             bits[(rank / 64) as usize] |= 1 << (rank % 64);
         }

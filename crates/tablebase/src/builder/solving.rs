@@ -494,9 +494,9 @@ mod tests {
     /// sorted and indexed: either way, every board reads its rate.
     #[test]
     fn free_layers_are_held_ranked_or_sorted() {
-        use crate::rank::{Marks, Space};
+        use crate::rank::{Marks, Space, bitmap_words};
         let space = Space::placed(8, 24, |_, _| true).unwrap();
-        let words = (space.len() / 64 + 1) as usize;
+        let words = bitmap_words(space.len()) as usize;
         let marks = |ranks: &mut dyn Iterator<Item = u64>| {
             let mut bits = vec![0; words];
             for rank in ranks {

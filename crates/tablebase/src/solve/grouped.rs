@@ -144,7 +144,7 @@ pub(super) fn solve<R: Rate>(
 mod tests {
     use super::*;
     use crate::generate::layer_space;
-    use crate::rank::Marks;
+    use crate::rank::{Marks, bitmap_words};
     use crate::{Formation, memory};
 
     /// `layer` found by rank of its class, as the builder holds a free
@@ -152,7 +152,7 @@ mod tests {
     /// lookups would take too much for its size: then as it is.
     fn by_class(spec: &Spec, index: usize, layer: &Solved) -> Solved {
         let space = layer_space(spec, index, |_, _| true).expect("a free formation");
-        let mut bits = vec![0; (space.len() / 64 + 1) as usize];
+        let mut bits = vec![0; bitmap_words(space.len()) as usize];
         for &board in layer.boards() {
             let rank = space.rank(board).expect("a board of the space");
             bits[(rank / 64) as usize] |= 1 << (rank % 64);
