@@ -8,6 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::Error;
+use crate::direct::{self, PageWriter};
 
 /// What the names of temporary files hold: `NAME.tmp-PID`.
 const TEMPORARY: &str = ".tmp-";
@@ -50,10 +51,11 @@ pub(crate) struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Creates the temporary file of `path`.
+    /// Creates the temporary file of `path`, to be written past the page
+    /// cache where the file system allows it ([`direct`]).
     pub(crate) fn create(path: &Path) -> Result<Self, Error> {
         let temporary = temporary_path(path);
-        let file = File::create(&temporary).map_err(|source| Error::Io {
+        let file = direct::create(&temporary).map_err(|source| Error::Io {
             path: path.to_owned(),
             source,
         })?;
@@ -64,12 +66,14 @@ impl AtomicFile {
         })
     }
 
-    /// Another handle to the temporary file, for writing.
-    pub(crate) fn handle(&self) -> Result<File, Error> {
+    /// A writer of the temporary file from its start, which leaves its
+    /// first `head` bytes for [`PageWriter::finish`].
+    pub(crate) fn writer(&self, head: usize) -> Result<PageWriter, Error> {
         self.file
             .as_ref()
             .expect("open until finished")
             .try_clone()
+            .and_then(|file| PageWriter::new(file, head))
             .map_err(|source| self.error(source))
     }
 
@@ -149,13 +153,17 @@ mod tests {
         };
         let finished = dir.path().join("finished");
         let file = AtomicFile::create(&finished).unwrap();
-        file.handle().unwrap().write_all(b"whole").unwrap();
+        let mut writer = file.writer(0).unwrap();
+        writer.write_all(b"whole").unwrap();
+        writer.finish(&[]).unwrap();
         assert!(!finished.exists());
         file.finish().unwrap();
         assert_eq!(std::fs::read(&finished).unwrap(), b"whole");
 
         let dropped = AtomicFile::create(&dir.path().join("dropped")).unwrap();
-        dropped.handle().unwrap().write_all(b"half").unwrap();
+        let mut writer = dropped.writer(0).unwrap();
+        writer.write_all(b"half").unwrap();
+        writer.finish(&[]).unwrap();
         drop(dropped);
         let failed = write_atomically(&dir.path().join("failed"), |mut file| {
             file.write_all(b"half")?;

@@ -37,6 +37,7 @@
 mod atomic;
 pub mod builder;
 mod canon;
+mod direct;
 mod error;
 mod formation;
 pub mod generate;

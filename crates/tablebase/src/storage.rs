@@ -4,7 +4,7 @@
 
 use std::cell::RefCell;
 use std::fs::File;
-use std::io::{self, BufWriter, Seek, Write};
+use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::atomic::AtomicFile;
+use crate::direct::PageWriter;
 use crate::solve::Solved;
 use crate::{Error, Rate, Spec};
 
@@ -170,7 +171,7 @@ const BATCH: usize = 64;
 #[derive(Debug)]
 pub struct LayerWriter {
     file: AtomicFile,
-    out: BufWriter<File>,
+    out: PageWriter,
     precision: Precision,
     level: i32,
     /// The bytes before the blocks: magic, version, header, block index.
@@ -203,13 +204,9 @@ impl LayerWriter {
         prefix.extend((header_bytes.len() as u32).to_le_bytes());
         prefix.extend(&header_bytes);
         prefix.extend((blocks as u32).to_le_bytes());
-        let index_at = prefix.len();
-        prefix.resize(index_at + blocks * ENTRY_BYTES, 0);
         let file = AtomicFile::create(path)?;
-        let mut out = BufWriter::with_capacity(1 << 20, file.handle()?);
-        out.write_all(&prefix)
-            .map_err(|source| file.error(source))?;
-        prefix.truncate(index_at);
+        // The block index, then the blocks: the index is filled in last.
+        let out = file.writer(prefix.len() + blocks * ENTRY_BYTES)?;
         Ok(Self {
             file,
             out,
@@ -316,18 +313,15 @@ impl LayerWriter {
         checksum.update(&self.prefix);
         checksum.combine(&self.hasher);
         let Self {
-            file, out, prefix, ..
+            file,
+            mut out,
+            prefix,
+            ..
         } = self;
         let finished = out
-            .into_inner()
-            .map_err(io::IntoInnerError::into_error)
-            .and_then(|mut handle| {
-                handle.write_all(&checksum.finalize().to_le_bytes())?;
-                handle.seek(io::SeekFrom::Start(0))?;
-                handle.write_all(&prefix)?;
-                handle.seek(io::SeekFrom::End(0))
-            });
-        let bytes = finished.map_err(|source| file.error(source))?;
+            .write_all(&checksum.finalize().to_le_bytes())
+            .and_then(|()| out.finish(&prefix));
+        let (_, bytes) = finished.map_err(|source| file.error(source))?;
         Ok((file, bytes))
     }
 }

@@ -1,11 +1,12 @@
 //! Working files of u64 words, each ending in its checksum.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::atomic::AtomicFile;
+use crate::direct::PageWriter;
 use crate::solve::Solved;
 use crate::{Error, Rate};
 
@@ -18,7 +19,7 @@ const TAG: u64 = u64::from_le_bytes(*b"\0\0\0\0work");
 #[derive(Debug)]
 pub struct WordWriter {
     file: AtomicFile,
-    out: BufWriter<File>,
+    out: PageWriter,
     checksum: crc32fast::Hasher,
 }
 
@@ -29,7 +30,7 @@ impl WordWriter {
     /// [`Error::Io`] naming the file.
     pub fn create(path: &Path) -> Result<Self, Error> {
         let file = AtomicFile::create(path)?;
-        let out = BufWriter::with_capacity(1 << 20, file.handle()?);
+        let out = file.writer(0)?;
         Ok(Self {
             file,
             out,
@@ -86,9 +87,8 @@ impl WordWriter {
         } = self;
         let last = TAG | u64::from(checksum.finalize());
         out.write_all(&last.to_le_bytes())
+            .and_then(|()| out.finish(&[]))
             .map_err(|source| file.error(source))?;
-        out.into_inner()
-            .map_err(|error| file.error(error.into_error()))?;
         file.finish()
     }
 }
