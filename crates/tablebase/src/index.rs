@@ -80,6 +80,11 @@ impl Index {
         Self { mask, starts }
     }
 
+    /// The bytes the index takes.
+    pub fn bytes(&self) -> u64 {
+        (self.starts.len() * size_of::<u32>()) as u64
+    }
+
     /// The bucket of `board`. Buckets never decrease as boards grow.
     #[inline]
     pub fn bucket(&self, board: u64) -> usize {

@@ -133,6 +133,15 @@ impl<R: Rate> Solved<R> {
         self.boards.is_empty()
     }
 
+    /// The bytes it takes in memory: boards, rates and lookups.
+    pub(crate) fn bytes(&self) -> u64 {
+        let lookups = match &self.lookup {
+            Lookup::Buckets(index) => index.bytes(),
+            Lookup::Ranks(ranked) => ranked.bytes(),
+        };
+        (self.len() * (size_of::<u64>() + size_of::<R>())) as u64 + lookups
+    }
+
     /// The rate of a canonical `board`: 0 if the layer lacks it.
     pub fn rate(&self, board: u64) -> R {
         match &self.lookup {

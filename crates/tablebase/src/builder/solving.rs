@@ -109,10 +109,9 @@ pub(super) fn solve_all<R: Rate>(
         let whole = whole_bytes_per_position::<R>()
             + u64::from(by_class) * (FREE_LOOKUP_BYTES + 8 + size_of::<R>() as u64);
         let held_bytes = [0, 1]
-            .map(|side| {
-                let by_class = held[side].as_ref().is_some_and(Solved::is_ranked_by_class);
-                let each = held_bytes_per_position::<R>() + u64::from(by_class) * FREE_LOOKUP_BYTES;
-                each * lens[side] as u64
+            .map(|side| match &held[side] {
+                Some(layer) => layer.bytes() + HELD_ROOM * layer.len() as u64,
+                None => held_bytes_per_position::<R>() * lens[side] as u64,
             })
             .iter()
             .sum();
@@ -198,12 +197,18 @@ const fn whole_bytes_per_position<R>() -> u64 {
     28 + 2 * size_of::<R>() as u64
 }
 
-/// Bytes per position of a solved layer held for lookups in `R`: board,
-/// rate and lookups (up to 4: [`crate::rank::MOST_BYTES_PER_POSITION`]),
-/// with 4 of room.
+/// Bytes per position of a solved layer read whole from its working rates
+/// in `R`, to be held for lookups: board, rate and lookups (up to
+/// [`MOST_BYTES_PER_POSITION`]: [`Ranked::new`]), with [`HELD_ROOM`]. A
+/// layer held since it was solved counts what it takes
+/// ([`Solved::bytes`]): its lookups by rank may take more a position
+/// kept ([`Ranked::of_kept`]).
 pub(crate) const fn held_bytes_per_position<R>() -> u64 {
-    16 + size_of::<R>() as u64
+    8 + size_of::<R>() as u64 + MOST_BYTES_PER_POSITION + HELD_ROOM
 }
+
+/// Bytes of room for the allocator beside each position of a layer held.
+const HELD_ROOM: u64 = 4;
 
 /// The bytes a position of a free formation's layer solved by class may
 /// take for its lookups beyond [`held_bytes_per_position`]'s.
