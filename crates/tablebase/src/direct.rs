@@ -51,7 +51,6 @@ pub(crate) fn create(path: &Path) -> io::Result<File> {
 /// Its first bytes, a head that describes the rest (a layer file's block
 /// index), are filled in by [`PageWriter::finish`]: they are kept back
 /// until then instead of written and written again.
-#[derive(Debug)]
 pub(crate) struct PageWriter {
     file: File,
     /// [`CHUNK`] bytes from `start` on, aligned to [`PAGE`]: a vector with
@@ -65,6 +64,17 @@ pub(crate) struct PageWriter {
     /// The head's length, and the pages that hold it, kept back.
     head: usize,
     kept: Vec<u8>,
+}
+
+/// The file and where the writing is, not the buffer's megabyte.
+impl std::fmt::Debug for PageWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PageWriter")
+            .field("file", &self.file)
+            .field("written", &(self.offset + self.filled as u64))
+            .field("head", &self.head)
+            .finish_non_exhaustive()
+    }
 }
 
 impl PageWriter {
@@ -197,12 +207,14 @@ mod tests {
         }
     }
 
-    /// An empty file, without a head, is empty.
+    /// An empty file, without a head, is empty; a writer is shown briefly.
     #[test]
     fn nothing_written_is_an_empty_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("empty");
         let writer = PageWriter::new(create(&path).unwrap(), 0).unwrap();
+        // Shown without its buffer.
+        assert!(format!("{writer:?}").len() < 200, "{writer:?}");
         assert_eq!(writer.finish(&[]).unwrap().1, 0);
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
     }
