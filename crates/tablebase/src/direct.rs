@@ -139,14 +139,14 @@ impl PageWriter {
     }
 
     /// Writes the rest, then `head` over the first bytes, and cuts the
-    /// padding off the last page. Returns the file and its length.
+    /// padding off the last page. Returns the file's length.
     ///
     /// # Errors
     /// The error of writing the file.
     ///
     /// # Panics
     /// If `head` is not as long as [`PageWriter::new`] was told.
-    pub(crate) fn finish(mut self, head: &[u8]) -> io::Result<(File, u64)> {
+    pub(crate) fn finish(mut self, head: &[u8]) -> io::Result<u64> {
         assert_eq!(head.len(), self.head, "the head left at the start");
         let length = self.offset + self.filled as u64;
         self.write_pages()?;
@@ -158,7 +158,7 @@ impl PageWriter {
             self.file.write_all_at(&pages[..piece.len()], offset)?;
         }
         self.file.set_len(length)?;
-        Ok((self.file, length))
+        Ok(length)
     }
 }
 
@@ -196,7 +196,7 @@ mod tests {
                     }
                     let head_bytes: Vec<u8> =
                         (0..head).map(|byte| (byte % 251) as u8 + 1).collect();
-                    let (_, length) = writer.finish(&head_bytes).unwrap();
+                    let length = writer.finish(&head_bytes).unwrap();
                     let written = std::fs::read(&path).unwrap();
                     assert_eq!(length as usize, head + body.len());
                     assert_eq!(written.len(), head + body.len());
@@ -215,7 +215,7 @@ mod tests {
         let writer = PageWriter::new(create(&path).unwrap(), 0).unwrap();
         // Shown without its buffer.
         assert!(format!("{writer:?}").len() < 200, "{writer:?}");
-        assert_eq!(writer.finish(&[]).unwrap().1, 0);
+        assert_eq!(writer.finish(&[]).unwrap(), 0);
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 0);
     }
 }

@@ -321,7 +321,7 @@ impl LayerWriter {
         let finished = out
             .write_all(&checksum.finalize().to_le_bytes())
             .and_then(|()| out.finish(&prefix));
-        let (_, bytes) = finished.map_err(|source| file.error(source))?;
+        let bytes = finished.map_err(|source| file.error(source))?;
         Ok((file, bytes))
     }
 }
