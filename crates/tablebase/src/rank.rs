@@ -51,8 +51,10 @@ const MOST_FREE: u32 = 10;
 /// The most bytes a layer's rank lookups may take: their tables (about
 /// 0.6 MiB up to 256-tiles), and their bitmap, beyond [`SPARE_BYTES`], at
 /// most [`MOST_BYTES_PER_POSITION`] a position (a bucket index takes a
-/// quarter of a byte). Small layers with large tables and layers that hold
-/// few of the boards of their sum keep the bucket index.
+/// quarter of a byte); for a fixed formation's layer made from its marks,
+/// a position marked ([`Ranked::of_kept`]). Small layers with large tables
+/// and layers that hold few of the boards of their sum keep the bucket
+/// index.
 pub const MOST_BYTES_PER_POSITION: u64 = 4;
 
 /// The same for a free formation's layers ([`Space::placed`]), whose ranks
