@@ -37,16 +37,28 @@ type Pending = u64;
 /// placements at most.
 const KEY_BITS: u32 = 48;
 
-/// The slots of the best rates of a group's parents: for each parent,
-/// after a 2 then after a 4, one for each of up to 16 empty cells.
-const SLOTS: usize = GROUP * 2 * 16;
+/// The bits of a [`Pending`]'s rank or position.
+const KEY: u64 = (1 << KEY_BITS) - 1;
+
+/// The slots of a parent's best rates: after a 2 then after a 4, one for
+/// each of up to 16 empty cells.
+const PARENT_SLOTS: usize = 2 * 16;
+
+/// The slots of the best rates of a group's parents.
+const SLOTS: usize = GROUP * PARENT_SLOTS;
 const _: () = assert!(SLOTS <= 1 << (64 - KEY_BITS));
 
 /// The slot of the best rate of `parent`'s `cell`-th empty cell after a
 /// spawn of `side` (0 a 2, 1 a 4).
 #[inline(always)]
 fn slot(parent: usize, side: usize, cell: usize) -> usize {
-    (parent * 2 + side) * 16 + cell
+    parent * PARENT_SLOTS + side * 16 + cell
+}
+
+/// The spawn of a slot's best rate: 0 a 2, 1 a 4 ([`slot`]).
+#[inline(always)]
+fn side(slot: usize) -> usize {
+    slot / 16 % 2
 }
 
 /// The rates of `boards`, positions of layer `index`, into `out`, from
@@ -86,7 +98,7 @@ pub(super) fn solve<R: Rate>(
         // The ranks, each word asked for.
         pending.clear();
         for (parent, &board) in boards.iter().enumerate() {
-            best[slot(parent, 0, 0)..][..32].fill(0.0);
+            best[slot(parent, 0, 0)..][..PARENT_SLOTS].fill(0.0);
             if spec.is_won(board, index) {
                 cells[parent] = None;
                 continue;
@@ -122,8 +134,8 @@ pub(super) fn solve<R: Rate>(
         for at in 0..pending.len() {
             let child = pending[at];
             let slot = child >> KEY_BITS;
-            let side = (slot / 16 % 2) as usize;
-            let rank = child & ((1 << KEY_BITS) - 1);
+            let side = side(slot as usize);
+            let rank = child & KEY;
             if let Some(position) = ranked[side].and_then(|ranked| ranked.at(rank)) {
                 prefetch(&layers[side].rates[position]);
                 pending[found] = position as u64 | slot << KEY_BITS;
@@ -133,8 +145,8 @@ pub(super) fn solve<R: Rate>(
         // The rates.
         for &child in &pending[..found] {
             let slot = (child >> KEY_BITS) as usize % SLOTS;
-            let side = slot / 16 % 2;
-            let position = (child & ((1 << KEY_BITS) - 1)) as usize;
+            let side = side(slot);
+            let position = (child & KEY) as usize;
             best[slot] = best[slot].max(layers[side].rates[position].units());
         }
         for ((parent, rate), cells) in out.iter_mut().enumerate().zip(cells) {
