@@ -120,6 +120,16 @@ fn for_each_formed(
     mut visit: impl FnMut(usize, usize, u64),
 ) -> usize {
     let formation = spec.formation();
+    // A formation of one mask or none (every fixed one) needs no loop.
+    let mask = match formation.masks() {
+        [] => Some(0),
+        &[mask] => Some(mask),
+        _ => None,
+    };
+    let fits = |moved: u64| match mask {
+        Some(mask) => mask & !moved == 0,
+        None => formation.fits(moved),
+    };
     let slid = mover.slid(board);
     let (first, last) = exponents.into_inner();
     let mut cells = 0;
@@ -128,7 +138,7 @@ fn for_each_formed(
             let spawned = board | u64::from(exponent) << (4 * cell);
             let moved = mover.slide_all_spawned(&slid, cell, exponent);
             for (moved, formed) in moved.into_iter().zip(form(moved)) {
-                if moved != spawned && formation.fits(moved) {
+                if moved != spawned && fits(moved) {
                     visit(cells, usize::from(exponent - 1), formed);
                 }
             }
@@ -251,6 +261,57 @@ const GROUP: usize = 32;
 /// The most children of a parent after one spawn: four moves for each of
 /// sixteen empty cells.
 pub(crate) const MOST_CHILDREN: usize = 64;
+
+/// The most children of a group of parents after one spawn.
+const LISTED: usize = GROUP * MOST_CHILDREN;
+const _: () = assert!(LISTED.is_power_of_two());
+
+/// The children of a group of parents after one spawn, as listed, each
+/// with a tag (the solver's slot of its best rate; nothing here): two
+/// arrays and a length, which stay in registers where a `Vec`'s pushes
+/// each checked its capacity and stored its length (solving L3-64 ran
+/// 10% fewer instructions; docs/tablebase-builder.md).
+pub(crate) struct Listed<T> {
+    boards: Box<[u64; LISTED]>,
+    tags: Box<[T; LISTED]>,
+    len: usize,
+}
+
+impl<T: Copy + Default> Listed<T> {
+    pub(crate) fn new() -> Self {
+        Self {
+            boards: Box::new([0; LISTED]),
+            tags: Box::new([T::default(); LISTED]),
+            len: 0,
+        }
+    }
+
+    /// Adds a child: at most [`MOST_CHILDREN`] for each of [`GROUP`]
+    /// parents between two [`Listed::clear`]s.
+    #[inline(always)]
+    pub(crate) fn push(&mut self, board: u64, tag: T) {
+        debug_assert!(self.len < LISTED, "a group's children");
+        self.boards[self.len % LISTED] = board;
+        self.tags[self.len % LISTED] = tag;
+        self.len += 1;
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn boards(&self) -> &[u64] {
+        &self.boards[..self.len]
+    }
+
+    pub(crate) fn tags(&self) -> &[T] {
+        &self.tags[..self.len]
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+}
 
 /// The most bytes [`Reached`] may take for each parent of the layer when
 /// memory is not short: no more than sorting holds (8 bytes for each
@@ -384,46 +445,47 @@ pub fn mark(
         .into_par_iter()
         .map(|mut lane| {
             let mut outside = [false; 2];
-            let mut ranks = [(); 2].map(|()| Vec::with_capacity(GROUP * MOST_CHILDREN));
+            let mut children = [(); 2].map(|()| Listed::<()>::new());
+            let mut ranks = vec![0; GROUP * MOST_CHILDREN];
             loop {
                 let start = next.fetch_add(CHUNK, Ordering::Relaxed);
                 let Some(chunk) = parents.get(start..(start + CHUNK).min(parents.len())) else {
                     break outside;
                 };
                 for group in chunk.chunks(GROUP) {
-                    let mut note = |side: usize, rank: Option<u64>| match rank {
-                        Some(rank) => {
-                            if let Some(bits) = &lane[side] {
-                                prefetch(&bits[(rank / 64) as usize]);
-                            }
-                            ranks[side].push(rank);
-                        }
-                        None => outside[side] = true,
-                    };
                     for &board in group {
                         if spec.is_won(board, parent_layer) {
                             continue;
                         }
                         let exponents = exponents.clone();
+                        let visit = |_, side: usize, child| children[side % 2].push(child, ());
                         if free {
                             // Ranked alike in every orientation.
-                            for_each_moved(spec, mover, board, exponents, |_, side, child| {
-                                if let Some(space) = spaces[side] {
-                                    note(side, space.rank(child));
-                                }
-                            });
+                            for_each_moved(spec, mover, board, exponents, visit);
                         } else {
-                            for_each_child(spec, mover, board, exponents, |_, side, child| {
-                                if let Some(space) = spaces[side] {
-                                    note(side, space.fixed_rank(child));
-                                }
-                            });
+                            for_each_child(spec, mover, board, exponents, visit);
                         }
                     }
-                    for (ranks, bits) in ranks.iter_mut().zip(&mut lane) {
-                        if let Some(bits) = bits {
-                            for rank in ranks.drain(..) {
-                                bits[(rank / 64) as usize] |= 1 << (rank % 64);
+                    for (side, children) in children.iter_mut().enumerate() {
+                        let (Some(space), Some(bits)) = (spaces[side], &mut lane[side]) else {
+                            continue;
+                        };
+                        // The ranks, each word asked for; past every word
+                        // for a child outside the space.
+                        let ranks = &mut ranks[..children.len()];
+                        if free {
+                            for (rank, &child) in ranks.iter_mut().zip(children.boards()) {
+                                *rank = space.rank(child).unwrap_or(u64::MAX);
+                                prefetch(bits, (*rank / 64) as usize);
+                            }
+                        } else {
+                            space.tables().fixed_ranks(children.boards(), ranks, bits);
+                        }
+                        children.clear();
+                        for &mut rank in ranks {
+                            match bits.get_mut((rank / 64) as usize) {
+                                Some(word) => *word |= 1 << (rank % 64),
+                                None => outside[side] = true,
                             }
                         }
                     }

@@ -216,13 +216,16 @@ impl Space {
         self.rank_by(board, Self::rank_of_codes)
     }
 
-    /// [`Space::rank`] in a space whose large tiles never move (not
-    /// [`Space::is_free`]): without the branch to the free formations'
-    /// path, which kept the callers' loops from inlining the ranks.
+    /// Its tables as plain values ([`Tables`]), for a loop that ranks
+    /// many boards.
     #[inline(always)]
-    pub fn fixed_rank(&self, board: u64) -> Option<u64> {
-        debug_assert!(self.placements.is_none(), "a space of fixed large tiles");
-        self.fixed_rank_by(board, Self::rank_of_codes)
+    pub(crate) fn tables(&self) -> Tables<'_> {
+        Tables {
+            high: self.high.codes(),
+            low: self.low.codes(),
+            contents: self.contents,
+            large: self.large,
+        }
     }
 
     /// The rank of `board`, or `None` if it is not one of the boards
@@ -261,15 +264,15 @@ impl Space {
         board: u64,
         of_codes: impl Fn(&Self, usize, usize) -> Option<u64>,
     ) -> Option<u64> {
-        of_codes(self, self.high.code(board), self.low.code(board))
+        let tables = self.tables();
+        of_codes(self, tables.high.code(board), tables.low.code(board))
             .filter(|_| board & self.large == self.large)
     }
 
     /// [`Space::rank`] among the contents of the free cells.
     #[inline(always)]
     fn rank_of_codes(&self, high: usize, low: usize) -> Option<u64> {
-        let rank = u64::from(self.high.entry(high)) + u64::from(self.low.entry(low));
-        (rank < self.contents).then_some(rank)
+        self.tables().rank_of_codes(high, low)
     }
 
     /// [`Space::exact_rank`] among the contents of the free cells.
@@ -557,10 +560,10 @@ struct Half<E> {
     /// The largest tile's exponent.
     top: u64,
     /// The code of the contents of the first two cells (their nibbles
-    /// gathered), and of the others: a content's code is their sum, past the
-    /// table for a tile over the largest.
-    first: Vec<u32>,
-    rest: Vec<u32>,
+    /// gathered), then of the others (from [`FIRST_CODES`]): a content's
+    /// code is their sum, past the table for a tile over the largest. One
+    /// array, so that a loop ranking many boards holds one pointer for it.
+    codes: Box<[u32; CODES]>,
     /// By code: for the high half, the ranks below those of its content
     /// ([`NONE`] for a content whose sum is over the space's); for the low
     /// half, its content's rank among the low halves of its sum, at most
@@ -571,6 +574,16 @@ struct Half<E> {
     /// from the lookups, which read `table` alone.
     half_sums: Vec<u16>,
 }
+
+/// The codes of a half's first two cells' nibbles.
+const FIRST_CODES: usize = 1 << 8;
+
+/// The codes of a half's cells after its first two: three cells' nibbles
+/// at most.
+const REST_CODES: usize = 1 << 12;
+
+/// The codes of a half's nibbles: its first two cells', then the others'.
+const CODES: usize = FIRST_CODES + REST_CODES;
 
 /// A code past every table.
 const OUTSIDE: u32 = 1 << 30;
@@ -592,17 +605,19 @@ impl<E: Copy + Into<u32>> Half<E> {
                 })
                 .map_or(OUTSIDE, |code| code as u32)
         };
-        let first = (0..256)
-            .map(|nibbles| code(nibbles, 0, count.min(2)))
-            .collect();
-        let rest = (0..1 << (4 * rest_cells))
-            .map(|nibbles| code(nibbles, 2, 2 + rest_cells))
-            .collect();
+        let codes = Box::new(std::array::from_fn(|at| {
+            match at.checked_sub(FIRST_CODES) {
+                None => code(at, 0, count.min(2)),
+                Some(nibbles) if nibbles >> (4 * rest_cells) == 0 => {
+                    code(nibbles, 2, 2 + rest_cells)
+                }
+                Some(_) => OUTSIDE,
+            }
+        }));
         let mut half = Self {
             cells,
             top,
-            first,
-            rest,
+            codes,
             table: Vec::new(),
             half_sums: Vec::new(),
         };
@@ -623,9 +638,8 @@ impl<E: Copy + Into<u32>> Half<E> {
     /// The bytes of the tables [`Half::new`] makes for `count` cells with
     /// tiles up to `2^top`.
     fn bytes(count: u32, top: u64) -> u64 {
-        let codes = 256 + (1 << (4 * Self::rest_cells(count)));
         let contents = (top + 1).pow(count);
-        codes * size_of::<u32>() as u64 + contents * (size_of::<E>() + size_of::<u16>()) as u64
+        (CODES * size_of::<u32>()) as u64 + contents * (size_of::<E>() + size_of::<u16>()) as u64
     }
 
     /// Every content of the cells by code: a board's nibbles there and
@@ -658,25 +672,97 @@ impl<E: Copy + Into<u32>> Half<E> {
             .zip(self.table.iter().map(|&entry| entry.into()))
     }
 
-    /// The entry of the content of `code`: [`NONE`] for a code past the
-    /// table (a tile over the largest).
-    #[inline(always)]
-    fn entry(&self, code: usize) -> u32 {
-        self.table.get(code).map_or(NONE, |&entry| entry.into())
-    }
-
     /// Half the tile sum of the content of `code`, if it is one (no tile
     /// over the largest).
     fn half_sum(&self, code: usize) -> Option<u64> {
         self.half_sums.get(code).map(|&half| u64::from(half))
     }
 
+    /// Its tables as plain values.
+    #[inline(always)]
+    fn codes(&self) -> Codes<'_, E> {
+        Codes {
+            cells: self.cells,
+            codes: &self.codes,
+            table: &self.table,
+        }
+    }
+}
+
+/// A [`Space`]'s tables borrowed as plain values, which a loop ranking
+/// many boards takes once, so that the compiler holds them in registers:
+/// ranked through the space, each board reloaded every field of it after
+/// the loop's stores, which the compiler could not tell from the tables
+/// (docs/tablebase-builder.md).
+#[derive(Clone, Copy)]
+pub(crate) struct Tables<'a> {
+    high: Codes<'a, u32>,
+    low: Codes<'a, u16>,
+    contents: u64,
+    large: u64,
+}
+
+impl Tables<'_> {
+    /// The rank of each of `boards` (of the space's tile sum) into `ranks`
+    /// (as many), or `u64::MAX` for a board outside the space; each rank's
+    /// word of a bitmap of the space (64 ranks an item of `words`) asked
+    /// for. In a space whose large tiles never move (not
+    /// [`Space::is_free`]). A function of its own, so that the compiler
+    /// holds the tables in registers: inlined into the callers' loops, it
+    /// kept most of them on the stack.
+    ///
+    /// The boards hold as many large tiles as the space (as every child
+    /// of its formation does: large tiles never merge, and no free tile
+    /// reaches 0xF under the space's sums), so a board without one in a
+    /// cell of the space's holds it in a free cell, where 0xF is over
+    /// every tile of the sum: outside, like a board with a tile over the
+    /// largest, without checking the large cells (which took a tenth of
+    /// the loop's instructions; docs/tablebase-builder.md).
+    #[inline(never)]
+    pub(crate) fn fixed_ranks<T>(self, boards: &[u64], ranks: &mut [u64], words: &[T]) {
+        let large = self.large.count_ones();
+        for (rank, &board) in ranks.iter_mut().zip(boards) {
+            debug_assert_eq!(large_nibbles(board).count_ones(), large, "{board:016x}");
+            *rank = self
+                .rank_of_codes(self.high.code(board), self.low.code(board))
+                .unwrap_or(u64::MAX);
+            prefetch(words, (*rank / 64) as usize);
+        }
+    }
+
+    /// The rank of the content of the free cells whose halves have codes
+    /// `high` and `low`, if it is of the space's sum.
+    #[inline(always)]
+    fn rank_of_codes(self, high: usize, low: usize) -> Option<u64> {
+        let rank = u64::from(self.high.entry(high)) + u64::from(self.low.entry(low));
+        (rank < self.contents).then_some(rank)
+    }
+}
+
+/// A [`Half`]'s code and entry tables, borrowed.
+#[derive(Clone, Copy)]
+struct Codes<'a, E> {
+    cells: u64,
+    codes: &'a [u32; CODES],
+    table: &'a [E],
+}
+
+impl<E: Copy + Into<u32>> Codes<'_, E> {
     /// The code of what `board` holds in these cells: past the tables for
     /// a tile over the largest.
     #[inline(always)]
-    fn code(&self, board: u64) -> usize {
+    fn code(self, board: u64) -> usize {
         let nibbles = pext(board, self.cells) as usize;
-        (self.first[nibbles & 0xFF] + self.rest[nibbles >> 8]) as usize
+        let first = self.codes[nibbles % FIRST_CODES];
+        let rest = self.codes[FIRST_CODES + (nibbles / FIRST_CODES) % REST_CODES];
+        (first + rest) as usize
+    }
+
+    /// The entry of the content of `code`: [`NONE`] for a code past the
+    /// table (a tile over the largest).
+    #[inline(always)]
+    fn entry(self, code: usize) -> u32 {
+        self.table.get(code).map_or(NONE, |&entry| entry.into())
     }
 }
 
@@ -822,27 +908,52 @@ impl Ranked {
         self.space.rank(board)
     }
 
-    /// [`Ranked::rank`] in a layer whose large tiles never move
-    /// ([`Space::fixed_rank`]).
+    /// Its space's tables as plain values ([`Tables`]), for a loop that
+    /// ranks many boards.
     #[inline(always)]
-    pub(crate) fn fixed_rank(&self, board: u64) -> Option<u64> {
-        self.space.fixed_rank(board)
+    pub(crate) fn tables(&self) -> Tables<'_> {
+        self.space.tables()
     }
 
-    /// Asks the CPU to fetch what [`Ranked::at`] reads for `rank`.
+    /// Its bitmap as a plain value ([`Positions`]), for a loop that finds
+    /// many ranks.
     #[inline(always)]
-    pub(crate) fn prefetch(&self, rank: u64) {
-        if let Some(word) = self.words.get((rank / 64) as usize) {
-            prefetch(word);
-        }
+    pub(crate) fn positions(&self) -> Positions<'_> {
+        Positions { words: &self.words }
     }
 
     /// The position of the board of `rank`, if the layer holds it.
     #[inline(always)]
     pub(crate) fn at(&self, rank: u64) -> Option<usize> {
+        self.positions().at(rank)
+    }
+}
+
+/// A [`Ranked`]'s bitmap borrowed, as [`Tables`] are.
+#[derive(Clone, Copy)]
+pub(crate) struct Positions<'a> {
+    words: &'a [Word],
+}
+
+impl<'a> Positions<'a> {
+    /// Its words, 64 ranks each, for [`Tables::fixed_ranks`] to ask for.
+    pub(crate) fn words(self) -> &'a [impl Sized] {
+        self.words
+    }
+
+    /// Asks the CPU to fetch what [`Positions::at`] reads for `rank`.
+    #[inline(always)]
+    pub(crate) fn prefetch(self, rank: u64) {
+        prefetch(self.words, (rank / 64) as usize);
+    }
+
+    /// The position of the board of `rank`, if the layer holds it (none
+    /// for a rank past the space's boards).
+    #[inline(always)]
+    pub(crate) fn at(self, rank: u64) -> Option<usize> {
         let word = (rank / 64) as usize;
         let bit = 1 << (rank % 64);
-        let Word { bits, before } = self.words[word];
+        let &Word { bits, before } = self.words.get(word)?;
         let below = before + u64::from((bits & (bit - 1)).count_ones());
         (bits & bit != 0).then_some(below as usize)
     }
@@ -956,6 +1067,38 @@ mod tests {
         // A bitmap of another size is refused.
         bits.push(0);
         assert!(Marks::new(space, bits).is_none());
+    }
+
+    /// Ranked many at a time, the boards of a space get their ranks, and
+    /// boards with a tile over the largest, or with more than the sum in
+    /// the high half, a number past every word.
+    #[test]
+    fn boards_ranked_together_get_their_ranks() {
+        let large = 0xfff0_fff0_0000_0000;
+        let space = Space::within(large, 40, |_, _| true).unwrap();
+        let mut all = vec![u64::MAX; bitmap_words(space.len()) as usize];
+        *all.last_mut().unwrap() = (1 << (space.len() % 64)) - 1;
+        let boards = Marks::new(space.clone(), all.clone())
+            .unwrap()
+            .read(0, usize::MAX);
+        let mut ranks = vec![0; boards.len()];
+        space.tables().fixed_ranks(&boards, &mut ranks, &all);
+        assert!(ranks.iter().copied().eq(0..space.len()));
+        // A 64 (sum 40 holds tiles up to 32) in the lowest free cell, then
+        // the highest, in place of what was there; 32s in the two highest
+        // free cells, of the high half, and nothing else.
+        let free: Vec<usize> = (0..16)
+            .filter(|&cell| large >> (4 * cell) & 0xF == 0)
+            .collect();
+        let (lowest, highest) = (free[0], free[free.len() - 1]);
+        let outside: Vec<u64> = [lowest, highest]
+            .map(|cell| boards[1] & !(0xF << (4 * cell)) | 6 << (4 * cell))
+            .into_iter()
+            .chain([large | 5 << (4 * highest) | 5 << (4 * free[free.len() - 2])])
+            .collect();
+        let mut ranks = vec![0; outside.len()];
+        space.tables().fixed_ranks(&outside, &mut ranks, &all);
+        assert_eq!(ranks, [u64::MAX; 3]);
     }
 
     /// Lookups over the kept positions of a layer's marks find the kept

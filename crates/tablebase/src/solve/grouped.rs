@@ -5,14 +5,18 @@
 //! rank's bitmap word, then its rate, each a load that the next cannot
 //! start before, from layers that outgrow the caches in the free
 //! formations (free8-128's hold tens of millions of positions). A group
-//! works out all its children's ranks first, asking for each rank's word
-//! as it goes; then finds their positions, asking for each rate; then reads
-//! the rates. In a harness over the largest layers of free8-32 (one thread,
-//! parents in order of rank, as the builder lists them) the solve took
-//! 1.3 times less time a position, and of L3-128 and L3-256 about 1.05
-//! (docs/tablebase-builder.md).
+//! lists all its children first; then works out their ranks, asking for
+//! each rank's word as it goes; then finds their positions, asking for
+//! each rate; then reads the rates. In a harness over the largest layers
+//! of free8-32 (one thread, parents in order of rank, as the builder lists
+//! them) the solve took 1.3 times less time a position, and of L3-128 and
+//! L3-256 about 1.05 (docs/tablebase-builder.md). Each pass is a loop of
+//! its own, short enough for the compiler to keep what it reads in
+//! registers: listing and ranking in one loop ran 1.2 times the
+//! instructions (docs/tablebase-builder.md, "Ranks in a pass of their
+//! own").
 
-use crate::generate::{MOST_CHILDREN, for_each_child, for_each_moved};
+use crate::generate::{Listed, MOST_CHILDREN, for_each_child, for_each_moved};
 use crate::prefetch::prefetch;
 use crate::rank::Ranked;
 use crate::rate::Rate;
@@ -24,20 +28,20 @@ use super::{Lookup, Solved, average};
 /// alike in the harness.
 const GROUP: usize = 32;
 
-/// A child looked up, in one word: its rank, then its position in its
-/// layer, in the low [`KEY_BITS`], and above them the slot of the best
-/// rate it may be ([`slot`]). A struct of a key and three bytes before
-/// took 16 bytes and three bounds checks to find its best rate: building
-/// L3-64 in memory ran 2.8% fewer instructions in all with the word
-/// (`valgrind --tool=cachegrind`, docs/tablebase-builder.md).
-type Pending = u64;
+/// A child found in its layer, in one word: its position in the low
+/// [`KEY_BITS`], and above them the slot of the best rate it may be
+/// ([`slot`]). A struct of a key and three bytes before took 16 bytes and
+/// three bounds checks to find its best rate: building L3-64 in memory ran
+/// 2.8% fewer instructions in all with the word (`valgrind
+/// --tool=cachegrind`, docs/tablebase-builder.md).
+type Found = u64;
 
-/// Bits of a [`Pending`]'s rank or position: ranks count fewer than 2^32
-/// contents of the free cells (`rank::Space`) times 1,674 classes of
-/// placements at most.
+/// Bits of a [`Found`]'s position: positions are fewer than ranks, which
+/// count fewer than 2^32 contents of the free cells (`rank::Space`) times
+/// 1,674 classes of placements at most.
 const KEY_BITS: u32 = 48;
 
-/// The bits of a [`Pending`]'s rank or position.
+/// The bits of a [`Found`]'s position.
 const KEY: u64 = (1 << KEY_BITS) - 1;
 
 /// The slots of a parent's best rates: after a 2 then after a 4, one for
@@ -46,19 +50,13 @@ const PARENT_SLOTS: usize = 2 * 16;
 
 /// The slots of the best rates of a group's parents.
 const SLOTS: usize = GROUP * PARENT_SLOTS;
-const _: () = assert!(SLOTS <= 1 << (64 - KEY_BITS));
+const _: () = assert!(SLOTS <= 1 << (64 - KEY_BITS) && SLOTS <= 1 << 16);
 
 /// The slot of the best rate of `parent`'s `cell`-th empty cell after a
 /// spawn of `side` (0 a 2, 1 a 4).
 #[inline(always)]
-fn slot(parent: usize, side: usize, cell: usize) -> usize {
-    parent * PARENT_SLOTS + side * 16 + cell
-}
-
-/// The spawn of a slot's best rate: 0 a 2, 1 a 4 ([`slot`]).
-#[inline(always)]
-fn side(slot: usize) -> usize {
-    slot / 16 % 2
+fn slot(parent: usize, side: usize, cell: usize) -> u16 {
+    (parent * PARENT_SLOTS + side * 16 + cell) as u16
 }
 
 /// The rates of `boards`, positions of layer `index`, into `out`, from
@@ -85,79 +83,131 @@ pub(super) fn solve<R: Rate>(
     });
     let moved = layers.iter().all(|layer| layer.finds_every_orientation());
     // Large tiles that never move: ranked without the free formations'
-    // path, so that the lookups inline into the listing.
+    // path ([`crate::rank::Tables::fixed_ranks`]).
     let fixed = ranked.iter().flatten().all(|ranked| !ranked.is_free());
-    let four_rate = spec.four_rate();
-    let mut pending: Vec<Pending> = Vec::with_capacity(GROUP * 2 * MOST_CHILDREN);
-    // For each parent, its empty cells (`None` if won), and in its slots
-    // the best rate after a 2 and after a 4 in each, in the rate type's
-    // units.
-    let mut cells = [None; GROUP];
-    let mut best = [0.0f64; SLOTS];
-    for (boards, out) in boards.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
-        // The ranks, each word asked for.
-        pending.clear();
-        for (parent, &board) in boards.iter().enumerate() {
-            best[slot(parent, 0, 0)..][..PARENT_SLOTS].fill(0.0);
-            if spec.is_won(board, index) {
-                cells[parent] = None;
-                continue;
-            }
-            let mut note = |cell: usize, side: usize, ranked: &Ranked, rank: Option<u64>| {
-                if let Some(rank) = rank {
-                    ranked.prefetch(rank);
-                    pending.push(rank | (slot(parent, side, cell) as u64) << KEY_BITS);
+    let groups = Groups {
+        spec,
+        mover,
+        index,
+        layers,
+        ranked,
+    };
+    match (moved, fixed) {
+        (true, _) => groups.solve::<true, false>(boards, out),
+        (false, true) => groups.solve::<false, true>(boards, out),
+        (false, false) => groups.solve::<false, false>(boards, out),
+    }
+}
+
+/// What solving a layer's positions a group at a time reads.
+struct Groups<'a, R> {
+    spec: &'a Spec,
+    mover: &'a Mover,
+    index: usize,
+    layers: [&'a Solved<R>; 2],
+    /// The lookups of each child layer, or none for an empty one.
+    ranked: [Option<&'a Ranked>; 2],
+}
+
+impl<R: Rate> Groups<'_, R> {
+    /// [`solve`], the children listed in the orientation their moves give
+    /// (`MOVED`: the layers find every orientation) or in canonical form,
+    /// and ranked in a space of fixed large tiles (`FIXED`) or through
+    /// [`Ranked::rank`].
+    #[inline(always)]
+    fn solve<const MOVED: bool, const FIXED: bool>(&self, boards: &[u64], out: &mut [R]) {
+        let Self {
+            spec,
+            mover,
+            index,
+            layers,
+            ranked,
+        } = *self;
+        let four_rate = spec.four_rate();
+        // Each group's children after a 2 and after a 4, and theirs ranks,
+        // then where found, their positions with their slots.
+        let mut listed = [(); 2].map(|()| Listed::new());
+        let mut found: [Vec<Found>; 2] =
+            [(); 2].map(|()| Vec::with_capacity(GROUP * MOST_CHILDREN));
+        let mut counts = [0; 2];
+        // For each parent, its empty cells (`None` if won), and in its
+        // slots the best rate after a 2 and after a 4 in each, in the rate
+        // type's units.
+        let mut cells = [None; GROUP];
+        let mut best = [0.0f64; SLOTS];
+        for (boards, out) in boards.chunks(GROUP).zip(out.chunks_mut(GROUP)) {
+            // The children.
+            for (parent, &board) in boards.iter().enumerate() {
+                best[usize::from(slot(parent, 0, 0))..][..PARENT_SLOTS].fill(0.0);
+                if spec.is_won(board, index) {
+                    cells[parent] = None;
+                    continue;
                 }
-            };
-            cells[parent] = Some(if moved {
-                for_each_moved(spec, mover, board, 1..=2, |cell, side, child| {
-                    if let Some(ranked) = ranked[side] {
-                        note(cell, side, ranked, ranked.rank(child));
-                    }
-                })
-            } else if fixed {
-                for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
-                    if let Some(ranked) = ranked[side] {
-                        note(cell, side, ranked, ranked.fixed_rank(child));
-                    }
-                })
-            } else {
-                for_each_child(spec, mover, board, 1..=2, |cell, side, child| {
-                    if let Some(ranked) = ranked[side] {
-                        note(cell, side, ranked, ranked.rank(child));
-                    }
-                })
-            });
-        }
-        // The positions of those the layers hold, each rate asked for.
-        let mut found = 0;
-        for at in 0..pending.len() {
-            let child = pending[at];
-            let slot = child >> KEY_BITS;
-            let side = side(slot as usize);
-            let rank = child & KEY;
-            if let Some(position) = ranked[side].and_then(|ranked| ranked.at(rank)) {
-                prefetch(&layers[side].rates[position]);
-                pending[found] = position as u64 | slot << KEY_BITS;
-                found += 1;
+                let visit = |cell, side: usize, child| {
+                    listed[side % 2].push(child, slot(parent, side, cell));
+                };
+                cells[parent] = Some(if MOVED {
+                    for_each_moved(spec, mover, board, 1..=2, visit)
+                } else {
+                    for_each_child(spec, mover, board, 1..=2, visit)
+                });
             }
-        }
-        // The rates.
-        for &child in &pending[..found] {
-            let slot = (child >> KEY_BITS) as usize % SLOTS;
-            let side = side(slot);
-            let position = (child & KEY) as usize;
-            best[slot] = best[slot].max(layers[side].rates[position].units());
-        }
-        for ((parent, rate), cells) in out.iter_mut().enumerate().zip(cells) {
-            *rate = match cells {
-                None => R::ONE,
-                Some(cells) => {
-                    let [after_two, after_four] =
-                        [0, 1].map(|side| &best[slot(parent, side, 0)..][..cells]);
-                    average(four_rate, after_two, after_four)
+            // Their ranks, each word asked for: past the layer's words for
+            // a child outside its space.
+            for side in 0..2 {
+                let (listed, ranks) = (&listed[side], &mut found[side]);
+                ranks.clear();
+                let Some(ranked) = ranked[side] else { continue };
+                let positions = ranked.positions();
+                if FIXED {
+                    ranks.resize(listed.len(), 0);
+                    (ranked.tables()).fixed_ranks(listed.boards(), ranks, positions.words());
+                } else {
+                    ranks.extend(listed.boards().iter().map(|&child| {
+                        let rank = ranked.rank(child).unwrap_or(u64::MAX);
+                        positions.prefetch(rank);
+                        rank
+                    }));
                 }
-            };
+            }
+            // The positions of those the layers hold, each rate asked for,
+            // in place of the ranks.
+            for side in 0..2 {
+                let (listed, found) = (&mut listed[side], &mut found[side]);
+                counts[side] = 0;
+                if let Some(ranked) = ranked[side] {
+                    let (positions, rates) = (ranked.positions(), &layers[side].rates[..]);
+                    let slots = listed.tags();
+                    for at in 0..found.len().min(slots.len()) {
+                        if let Some(position) = positions.at(found[at]) {
+                            prefetch(rates, position);
+                            found[counts[side]] =
+                                position as u64 | u64::from(slots[at]) << KEY_BITS;
+                            counts[side] += 1;
+                        }
+                    }
+                }
+                listed.clear();
+            }
+            // The rates.
+            for side in 0..2 {
+                let rates = &layers[side].rates[..];
+                for &child in &found[side][..counts[side]] {
+                    let slot = (child >> KEY_BITS) as usize % SLOTS;
+                    let position = (child & KEY) as usize;
+                    best[slot] = best[slot].max(rates[position].units());
+                }
+            }
+            for ((parent, rate), cells) in out.iter_mut().enumerate().zip(cells) {
+                *rate = match cells {
+                    None => R::ONE,
+                    Some(cells) => {
+                        let [after_two, after_four] =
+                            [0, 1].map(|side| &best[usize::from(slot(parent, side, 0))..][..cells]);
+                        average(four_rate, after_two, after_four)
+                    }
+                };
+            }
         }
     }
 }
