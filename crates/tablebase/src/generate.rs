@@ -269,8 +269,9 @@ const _: () = assert!(LISTED.is_power_of_two());
 /// The children of a group of parents after one spawn, as listed, each
 /// with a tag (the solver's slot of its best rate; nothing here): two
 /// arrays and a length, which stay in registers where a `Vec`'s pushes
-/// each checked its capacity and stored its length (solving L3-64 ran
-/// 10% fewer instructions; docs/tablebase-builder.md).
+/// each checked its capacity and stored its length (the grouped solver
+/// ran a tenth fewer instructions building L3-64;
+/// docs/tablebase-builder.md).
 pub(crate) struct Listed<T> {
     boards: Box<[u64; LISTED]>,
     tags: Box<[T; LISTED]>,

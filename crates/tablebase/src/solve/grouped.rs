@@ -12,8 +12,7 @@
 //! them) the solve took 1.3 times less time a position, and of L3-128 and
 //! L3-256 about 1.05 (docs/tablebase-builder.md). Each pass is a loop of
 //! its own, short enough for the compiler to keep what it reads in
-//! registers: listing and ranking in one loop ran 1.2 times the
-//! instructions (docs/tablebase-builder.md, "Ranks in a pass of their
+//! registers (docs/tablebase-builder.md, "Ranks in a pass of their
 //! own").
 
 use crate::generate::{Listed, MOST_CHILDREN, for_each_child, for_each_moved};
