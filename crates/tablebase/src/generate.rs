@@ -407,10 +407,12 @@ impl Reached {
 /// (docs/tablebase-builder.md). A child outside its marks' space makes
 /// that layer not theirs to make ([`Reached::into_marks`]).
 ///
-/// The children of a group of 32 parents are ranked first, each rank's
-/// word asked for, then marked: the marks of many wait on memory at once
-/// (free8-32's largest layers marked in a tenth less time, in a harness
-/// on one thread; docs/tablebase-builder.md).
+/// The children of a group of 32 parents are listed first ([`Listed`]),
+/// then ranked, each rank's word asked for, then marked: the marks of
+/// many wait on memory at once (free8-32's largest layers marked in a
+/// tenth less time, in a harness on one thread), and each pass is a loop
+/// short enough for the compiler to keep what it reads in registers
+/// (docs/tablebase-builder.md, "Ranks in a pass of their own").
 ///
 /// # Panics
 /// If the two were made for different numbers of threads.
@@ -447,7 +449,7 @@ pub fn mark(
         .map(|mut lane| {
             let mut outside = [false; 2];
             let mut children = [(); 2].map(|()| Listed::<()>::new());
-            let mut ranks = vec![0; GROUP * MOST_CHILDREN];
+            let mut ranks = vec![0; LISTED];
             loop {
                 let start = next.fetch_add(CHUNK, Ordering::Relaxed);
                 let Some(chunk) = parents.get(start..(start + CHUNK).min(parents.len())) else {
