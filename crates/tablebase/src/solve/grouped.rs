@@ -123,7 +123,7 @@ impl<R: Rate> Groups<'_, R> {
             ranked,
         } = *self;
         let four_rate = spec.four_rate();
-        // Each group's children after a 2 and after a 4, and theirs ranks,
+        // Each group's children after a 2 and after a 4, and their ranks,
         // then where found, their positions with their slots.
         let mut listed = [(); 2].map(|()| Listed::new());
         let mut found: [Vec<Found>; 2] =
@@ -160,7 +160,8 @@ impl<R: Rate> Groups<'_, R> {
                 let positions = ranked.positions();
                 if FIXED {
                     ranks.resize(listed.len(), 0);
-                    (ranked.tables()).fixed_ranks(listed.boards(), ranks, positions.words());
+                    let tables = ranked.tables();
+                    tables.fixed_ranks(listed.boards(), ranks, positions.words());
                 } else {
                     ranks.extend(listed.boards().iter().map(|&child| {
                         let rank = ranked.rank(child).unwrap_or(u64::MAX);
