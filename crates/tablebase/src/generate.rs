@@ -271,7 +271,7 @@ const _: () = assert!(LISTED.is_power_of_two());
 /// arrays and a length, which stay in registers where a `Vec`'s pushes
 /// each checked its capacity and stored its length (the grouped solver
 /// ran a tenth fewer instructions building L3-64;
-/// docs/tablebase-builder.md).
+/// docs/tablebase-builder.md, "Ranks in a pass of their own").
 pub(crate) struct Listed<T> {
     boards: Box<[u64; LISTED]>,
     tags: Box<[T; LISTED]>,

@@ -693,7 +693,7 @@ impl<E: Copy + Into<u32>> Half<E> {
 /// many boards takes once, so that the compiler holds them in registers:
 /// ranked through the space, each board reloaded every field of it after
 /// the loop's stores, which the compiler could not tell from the tables
-/// (docs/tablebase-builder.md).
+/// (docs/tablebase-builder.md, "Ranks in a pass of their own").
 #[derive(Clone, Copy)]
 pub(crate) struct Tables<'a> {
     high: Codes<'a, u32>,
@@ -716,8 +716,9 @@ impl Tables<'_> {
     /// reaches 0xF under the space's sums), so a board without one in a
     /// cell of the space's holds it in a free cell, where 0xF is over
     /// every tile of the sum: outside, like a board with a tile over the
-    /// largest, without checking the large cells (which took a tenth of
-    /// the loop's instructions; docs/tablebase-builder.md).
+    /// largest, without checking the large cells (checking them took a
+    /// sixth of the loop's instructions; docs/tablebase-builder.md, "Ranks
+    /// in a pass of their own").
     #[inline(never)]
     pub(crate) fn fixed_ranks<T>(self, boards: &[u64], ranks: &mut [u64], words: &[T]) {
         let large = self.large.count_ones();

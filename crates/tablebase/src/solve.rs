@@ -454,7 +454,8 @@ pub fn layer<R: Rate>(
 /// Positions a thread solves a group at a time in one call
 /// (`grouped::solve`), whose lists of children (40 KB, zeroed) are made
 /// for each call: for 1,024 positions a call, zeroing them was 2% of the
-/// instructions valgrind counts building L3-64 (docs/tablebase-builder.md).
+/// instructions valgrind counts building L3-64 (docs/tablebase-builder.md,
+/// "Ranks in a pass of their own").
 const GROUPED_TOGETHER: usize = 1 << 13;
 
 /// The fewest and the most children a batch lists for each spawn (and its
