@@ -407,7 +407,7 @@ impl Reached {
 /// (docs/tablebase-builder.md). A child outside its marks' space makes
 /// that layer not theirs to make ([`Reached::into_marks`]).
 ///
-/// The children of a group of 32 parents are listed first ([`Listed`]),
+/// The children of a group of 32 parents are listed first (`Listed`),
 /// then ranked, each rank's word asked for, then marked: the marks of
 /// many wait on memory at once (free8-32's largest layers marked in a
 /// tenth less time, in a harness on one thread), and each pass is a loop
