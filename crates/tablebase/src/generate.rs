@@ -59,8 +59,11 @@ pub fn children(spec: &Spec, mover: &Mover, board: u64, exponent: u8, visit: &mu
 /// of every move that changes the board and keeps the formation, in
 /// [`board::Direction::ALL`] order. Returns the number of empty cells.
 ///
-/// Generation, both solvers and the optimal-line thinning all list children
-/// here, so they can never disagree on them.
+/// The optimal-line thinning and the solver of one position at a time list
+/// children here, and generation and the grouped solver through
+/// `list_children`, which checks them alike from the same moves
+/// ([`Mover::slide_all_spawned`]); the tests hold the two to the same
+/// children.
 #[inline(always)]
 pub fn for_each_child(
     spec: &Spec,
@@ -119,17 +122,7 @@ fn for_each_formed(
     form: impl Fn([u64; 4]) -> [u64; 4],
     mut visit: impl FnMut(usize, usize, u64),
 ) -> usize {
-    let formation = spec.formation();
-    // A formation of one mask or none (every fixed one) needs no loop.
-    let mask = match formation.masks() {
-        [] => Some(0),
-        &[mask] => Some(mask),
-        _ => None,
-    };
-    let fits = |moved: u64| match mask {
-        Some(mask) => mask & !moved == 0,
-        None => formation.fits(moved),
-    };
+    let fits = fits(spec.formation());
     let slid = mover.slid(board);
     let (first, last) = exponents.into_inner();
     let mut cells = 0;
@@ -145,6 +138,111 @@ fn for_each_formed(
         }
         cells += 1;
     }
+    cells
+}
+
+/// Whether a move's result keeps the formation's large tiles.
+#[inline(always)]
+fn fits(formation: &crate::Formation) -> impl Fn(u64) -> bool + '_ {
+    // A formation of one mask or none (every fixed one) needs no loop.
+    let mask = match formation.masks() {
+        [] => Some(0),
+        &[mask] => Some(mask),
+        _ => None,
+    };
+    move |moved: u64| match mask {
+        Some(mask) => mask & !moved == 0,
+        None => formation.fits(moved),
+    }
+}
+
+/// Lists `board`'s children after a 2 (in `listed[0]`) and after a 4 (in
+/// `listed[1]`), those of `exponents`, each with `tag(cell, side)`: the
+/// children [`for_each_child`] visits, or [`for_each_moved`] if `MOVED`,
+/// in its order. Returns the number of empty cells.
+///
+/// Each of a spawned board's four moves is written, and the length moved
+/// on by whether it is a child, without a branch: which moves count
+/// follows no pattern a CPU could predict, and the lengths stay in
+/// registers (docs/tablebase-builder.md, "Children listed without a
+/// branch").
+#[inline(always)]
+pub(crate) fn list_children<T: Copy, const MOVED: bool>(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    exponents: std::ops::RangeInclusive<u8>,
+    listed: &mut [Listed<T>; 2],
+    tag: impl Fn(usize, usize) -> T,
+) -> usize {
+    let canon = spec.formation().canon();
+    // Formed as [`for_each_child`] forms them.
+    match canon {
+        _ if MOVED || canon == Canon::Identity => {
+            list_formed(spec, mover, board, exponents, |moved| moved, listed, tag)
+        }
+        Canon::Full => list_formed(
+            spec,
+            mover,
+            board,
+            exponents,
+            |moved| canon.canonical_all(moved),
+            listed,
+            tag,
+        ),
+        _ => list_formed(
+            spec,
+            mover,
+            board,
+            exponents,
+            |moved| moved.map(|moved| canon.canonical(moved)),
+            listed,
+            tag,
+        ),
+    }
+}
+
+/// [`list_children`], each child in the form `form` gives.
+#[inline(always)]
+fn list_formed<T: Copy>(
+    spec: &Spec,
+    mover: &Mover,
+    board: u64,
+    exponents: std::ops::RangeInclusive<u8>,
+    form: impl Fn([u64; 4]) -> [u64; 4],
+    [two, four]: &mut [Listed<T>; 2],
+    tag: impl Fn(usize, usize) -> T,
+) -> usize {
+    let fits = fits(spec.formation());
+    let slid = mover.slid(board);
+    let (first, last) = exponents.into_inner();
+    let mut lens = [two.len, four.len];
+    let mut lists = [
+        (&mut *two.boards, &mut *two.tags),
+        (&mut *four.boards, &mut *four.tags),
+    ];
+    let mut cells = 0;
+    for cell in empty_cells(board) {
+        for (side, ((boards, tags), len)) in lists.iter_mut().zip(&mut lens).enumerate() {
+            let exponent = side as u8 + 1;
+            if exponent < first || exponent > last {
+                continue;
+            }
+            let spawned = board | u64::from(exponent) << (4 * cell);
+            let moved = mover.slide_all_spawned(&slid, cell, exponent);
+            let tag = tag(cells, side);
+            for (moved, formed) in moved.into_iter().zip(form(moved)) {
+                // Each move takes the place of the last that was not a
+                // child.
+                boards[*len % LISTED] = formed;
+                tags[*len % LISTED] = tag;
+                *len += usize::from(moved != spawned && fits(moved));
+            }
+        }
+        cells += 1;
+    }
+    debug_assert!(lens.iter().all(|&len| len <= LISTED), "a group's children");
+    [two.len, four.len] = lens;
     cells
 }
 
@@ -254,9 +352,14 @@ pub fn run(
     sort_unique(concat(parts))
 }
 
-/// Parents whose children [`mark`] ranks before marking them:
-/// 16 to 64 marked free8-32's largest layers alike.
-const GROUP: usize = 32;
+/// Parents whose children are listed together, then ranked, then marked
+/// ([`mark`]) or looked up (the grouped solver): 16 to 64 marked
+/// free8-32's largest layers alike in a harness, and 128 took L3-256 and
+/// free8-32 about 1.05 times less CPU than 32 in whole builds, where each
+/// group's passes run longer between their set-ups and ask for more
+/// words ahead (docs/tablebase-builder.md, "Children listed without a
+/// branch").
+pub(crate) const GROUP: usize = 128;
 
 /// The most children of a parent after one spawn: four moves for each of
 /// sixteen empty cells.
@@ -266,11 +369,11 @@ pub(crate) const MOST_CHILDREN: usize = 64;
 const LISTED: usize = GROUP * MOST_CHILDREN;
 const _: () = assert!(LISTED.is_power_of_two());
 
-/// The children of a group of parents after one spawn, as listed, each
-/// with a tag (the solver's slot of its best rate; nothing here): two
-/// arrays and a length, which stay in registers where a `Vec`'s pushes
-/// each checked its capacity and stored its length (the grouped solver
-/// ran a tenth fewer instructions building L3-64;
+/// The children of a group of parents after one spawn, as listed
+/// ([`list_children`]), each with a tag (the solver's slot of its best
+/// rate; nothing here): two arrays and a length, which stay in registers
+/// where a `Vec`'s pushes each checked its capacity and stored its length
+/// (the grouped solver ran a tenth fewer instructions building L3-64;
 /// docs/tablebase-builder.md, "Ranks in a pass of their own").
 pub(crate) struct Listed<T> {
     boards: Box<[u64; LISTED]>,
@@ -285,16 +388,6 @@ impl<T: Copy + Default> Listed<T> {
             tags: Box::new([T::default(); LISTED]),
             len: 0,
         }
-    }
-
-    /// Adds a child: at most [`MOST_CHILDREN`] for each of [`GROUP`]
-    /// parents between two [`Listed::clear`]s.
-    #[inline(always)]
-    pub(crate) fn push(&mut self, board: u64, tag: T) {
-        debug_assert!(self.len < LISTED, "a group's children");
-        self.boards[self.len % LISTED] = board;
-        self.tags[self.len % LISTED] = tag;
-        self.len += 1;
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -460,13 +553,26 @@ pub fn mark(
                         if spec.is_won(board, parent_layer) {
                             continue;
                         }
-                        let exponents = exponents.clone();
-                        let visit = |_, side: usize, child| children[side % 2].push(child, ());
+                        let (exponents, untagged) = (exponents.clone(), |_, _| ());
                         if free {
                             // Ranked alike in every orientation.
-                            for_each_moved(spec, mover, board, exponents, visit);
+                            list_children::<_, true>(
+                                spec,
+                                mover,
+                                board,
+                                exponents,
+                                &mut children,
+                                untagged,
+                            );
                         } else {
-                            for_each_child(spec, mover, board, exponents, visit);
+                            list_children::<_, false>(
+                                spec,
+                                mover,
+                                board,
+                                exponents,
+                                &mut children,
+                                untagged,
+                            );
                         }
                     }
                     for (side, children) in children.iter_mut().enumerate() {

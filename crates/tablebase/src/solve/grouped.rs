@@ -15,17 +15,13 @@
 //! registers (docs/tablebase-builder.md, "Ranks in a pass of their
 //! own").
 
-use crate::generate::{Listed, MOST_CHILDREN, for_each_child, for_each_moved};
+use crate::generate::{GROUP, Listed, MOST_CHILDREN, list_children};
 use crate::prefetch::prefetch;
 use crate::rank::Ranked;
 use crate::rate::Rate;
 use crate::{Mover, Spec};
 
 use super::{Lookup, Solved, average};
-
-/// Parents solved together: 16 to 64 solved free8-32's largest layers
-/// alike in the harness.
-const GROUP: usize = 32;
 
 /// A child found in its layer, in one word: its position in the low
 /// [`KEY_BITS`], and above them the slot of the best rate it may be
@@ -142,14 +138,15 @@ impl<R: Rate> Groups<'_, R> {
                     cells[parent] = None;
                     continue;
                 }
-                let visit = |cell, side: usize, child| {
-                    listed[side % 2].push(child, slot(parent, side, cell));
-                };
-                cells[parent] = Some(if MOVED {
-                    for_each_moved(spec, mover, board, 1..=2, visit)
-                } else {
-                    for_each_child(spec, mover, board, 1..=2, visit)
-                });
+                let tag = |cell, side| slot(parent, side, cell);
+                cells[parent] = Some(list_children::<_, MOVED>(
+                    spec,
+                    mover,
+                    board,
+                    1..=2,
+                    &mut listed,
+                    tag,
+                ));
             }
             // Their ranks, each word asked for: past the layer's words for
             // a child outside its space.
