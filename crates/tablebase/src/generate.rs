@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::formation::free_sum;
+use crate::lanes;
 use crate::prefetch::prefetch;
 use crate::rank::{Marks, Space, bitmap_words};
 use crate::sort::{concat, sort_unique, union};
@@ -144,15 +145,21 @@ fn for_each_formed(
 /// Whether a move's result keeps the formation's large tiles.
 #[inline(always)]
 fn fits(formation: &crate::Formation) -> impl Fn(u64) -> bool + '_ {
-    // A formation of one mask or none (every fixed one) needs no loop.
-    let mask = match formation.masks() {
-        [] => Some(0),
-        &[mask] => Some(mask),
-        _ => None,
-    };
+    let mask = one_mask(formation);
     move |moved: u64| match mask {
         Some(mask) => mask & !moved == 0,
         None => formation.fits(moved),
+    }
+}
+
+/// The formation's one mask of large cells (0 for none): every fixed
+/// formation has one, which needs no loop to check.
+#[inline(always)]
+fn one_mask(formation: &crate::Formation) -> Option<u64> {
+    match formation.masks() {
+        [] => Some(0),
+        &[mask] => Some(mask),
+        _ => None,
     }
 }
 
@@ -213,7 +220,7 @@ fn list_formed<T: Copy>(
     [two, four]: &mut [Listed<T>; 2],
     tag: impl Fn(usize, usize) -> T,
 ) -> usize {
-    let fits = fits(spec.formation());
+    let (fits, mask) = (fits(spec.formation()), one_mask(spec.formation()));
     let slid = mover.slid(board);
     let (first, last) = exponents.into_inner();
     let mut lens = [two.len, four.len];
@@ -230,14 +237,20 @@ fn list_formed<T: Copy>(
             }
             let spawned = board | u64::from(exponent) << (4 * cell);
             let moved = mover.slide_all_spawned(&slid, cell, exponent);
-            let tag = tag(cells, side);
-            for (moved, formed) in moved.into_iter().zip(form(moved)) {
-                // Each move takes the place of the last that was not a
-                // child.
-                boards[*len % LISTED] = formed;
-                tags[*len % LISTED] = tag;
-                *len += usize::from(moved != spawned && fits(moved));
-            }
+            let children = match mask {
+                Some(mask) => lanes::children(moved, spawned, mask),
+                None => (0..4).fold(0, |children, lane| {
+                    let child = moved[lane] != spawned && fits(moved[lane]);
+                    children | u32::from(child) << lane
+                }),
+            };
+            // All four written, the children first, the next written after
+            // the children.
+            let at = *len % LISTED;
+            let four_boards = (&mut boards[at..at + 4]).try_into().expect("four");
+            lanes::write_children(four_boards, form(moved), children);
+            tags[at..at + 4].copy_from_slice(&[tag(cells, side); 4]);
+            *len += children.count_ones() as usize;
         }
         cells += 1;
     }
@@ -376,16 +389,16 @@ const _: () = assert!(LISTED.is_power_of_two());
 /// (the grouped solver ran a tenth fewer instructions building L3-64;
 /// docs/tablebase-builder.md, "Ranks in a pass of their own").
 pub(crate) struct Listed<T> {
-    boards: Box<[u64; LISTED]>,
-    tags: Box<[T; LISTED]>,
+    boards: Box<[u64; LISTED + 4]>,
+    tags: Box<[T; LISTED + 4]>,
     len: usize,
 }
 
 impl<T: Copy + Default> Listed<T> {
     pub(crate) fn new() -> Self {
         Self {
-            boards: Box::new([0; LISTED]),
-            tags: Box::new([T::default(); LISTED]),
+            boards: Box::new([0; LISTED + 4]),
+            tags: Box::new([T::default(); LISTED + 4]),
             len: 0,
         }
     }

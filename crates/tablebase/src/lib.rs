@@ -43,6 +43,7 @@ mod formation;
 pub mod generate;
 pub mod hex;
 mod index;
+mod lanes;
 mod manifest;
 pub mod memory;
 mod missing;
