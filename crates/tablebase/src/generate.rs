@@ -43,6 +43,35 @@ impl Recent {
     }
 }
 
+/// Evaluates `$body` with `$form` bound to the form that children take
+/// from a spawned board's four moves, all four at once: as the moves left
+/// them if `$moved` or the formation has no symmetry (`$canon` the
+/// identity), else in canonical form.
+macro_rules! with_form {
+    ($canon:expr, $moved:expr, $form:ident => $body:expr) => {{
+        let canon: Canon = $canon;
+        match canon {
+            _ if $moved || canon == Canon::Identity => {
+                let $form = |moved: [u64; 4]| moved;
+                $body
+            }
+            // Free formations: a move's four results are canonicalised at
+            // once ([`Canon::canonical_all`]), which took their builds about
+            // a tenth less CPU time than one at a time
+            // (docs/tablebase-builder.md, "Canonical forms"); the same loop
+            // slowed the other modes, which form each move alone.
+            Canon::Full => {
+                let $form = |moved| canon.canonical_all(moved);
+                $body
+            }
+            _ => {
+                let $form = |moved: [u64; 4]| moved.map(|moved| canon.canonical(moved));
+                $body
+            }
+        }
+    }};
+}
+
 /// Calls `visit` with the canonical children of `board` with a tile of
 /// `exponent` spawned: for every empty cell, every move that changes the
 /// board and keeps the formation.
@@ -71,29 +100,11 @@ pub fn for_each_child(
     mover: &Mover,
     board: u64,
     exponents: std::ops::RangeInclusive<u8>,
-    mut visit: impl FnMut(usize, usize, u64),
+    visit: impl FnMut(usize, usize, u64),
 ) -> usize {
-    let canon = spec.formation().canon();
-    match canon {
-        // Free formations: a move's four results are canonicalised at once
-        // ([`Canon::canonical_all`]), which took their builds about a tenth
-        // less CPU time than one at a time (docs/tablebase-builder.md,
-        // "Canonical forms"). The other modes keep the form of each child
-        // alone: the same loop slowed the formations without symmetry.
-        Canon::Full => for_each_formed(
-            spec,
-            mover,
-            board,
-            exponents,
-            |moved| canon.canonical_all(moved),
-            visit,
-        ),
-        // Without symmetry (L3, 442, ...), no mode to dispatch on a child.
-        Canon::Identity => for_each_moved(spec, mover, board, exponents, visit),
-        _ => for_each_moved(spec, mover, board, exponents, |cell, side, moved| {
-            visit(cell, side, canon.canonical(moved));
-        }),
-    }
+    with_form!(spec.formation().canon(), false, form => {
+        for_each_formed(spec, mover, board, exponents, form, visit)
+    })
 }
 
 /// [`for_each_child`] with each child as the move left it, not in
@@ -165,48 +176,27 @@ fn one_mask(formation: &crate::Formation) -> Option<u64> {
 
 /// Lists `board`'s children after a 2 (in `listed[0]`) and after a 4 (in
 /// `listed[1]`), those of `exponents`, each with `tag(cell, side)`: the
-/// children [`for_each_child`] visits, or [`for_each_moved`] if `MOVED`,
+/// children [`for_each_child`] visits, or [`for_each_moved`] if `moved`,
 /// in its order. Returns the number of empty cells.
 ///
-/// Each of a spawned board's four moves is written, and the length moved
-/// on by whether it is a child, without a branch: which moves count
-/// follows no pattern a CPU could predict, and the lengths stay in
-/// registers (docs/tablebase-builder.md, "Children listed without a
-/// branch").
+/// A spawned board's four moves are checked and written at once, its
+/// children first (in vector lanes: `crate::lanes`), and the length moved
+/// on by their number, without a branch: which moves are children follows
+/// no pattern a CPU could predict, and the lengths stay in registers
+/// (docs/tablebase-builder.md, "Children listed without a branch").
 #[inline(always)]
-pub(crate) fn list_children<T: Copy, const MOVED: bool>(
+pub(crate) fn list_children<T: Copy>(
     spec: &Spec,
     mover: &Mover,
     board: u64,
     exponents: std::ops::RangeInclusive<u8>,
+    moved: bool,
     listed: &mut [Listed<T>; 2],
     tag: impl Fn(usize, usize) -> T,
 ) -> usize {
-    let canon = spec.formation().canon();
-    // Formed as [`for_each_child`] forms them.
-    match canon {
-        _ if MOVED || canon == Canon::Identity => {
-            list_formed(spec, mover, board, exponents, |moved| moved, listed, tag)
-        }
-        Canon::Full => list_formed(
-            spec,
-            mover,
-            board,
-            exponents,
-            |moved| canon.canonical_all(moved),
-            listed,
-            tag,
-        ),
-        _ => list_formed(
-            spec,
-            mover,
-            board,
-            exponents,
-            |moved| moved.map(|moved| canon.canonical(moved)),
-            listed,
-            tag,
-        ),
-    }
+    with_form!(spec.formation().canon(), moved, form => {
+        list_formed(spec, mover, board, exponents, form, listed, tag)
+    })
 }
 
 /// [`list_children`], each child in the form `form` gives.
@@ -566,27 +556,18 @@ pub fn mark(
                         if spec.is_won(board, parent_layer) {
                             continue;
                         }
-                        let (exponents, untagged) = (exponents.clone(), |_, _| ());
-                        if free {
-                            // Ranked alike in every orientation.
-                            list_children::<_, true>(
-                                spec,
-                                mover,
-                                board,
-                                exponents,
-                                &mut children,
-                                untagged,
-                            );
-                        } else {
-                            list_children::<_, false>(
-                                spec,
-                                mover,
-                                board,
-                                exponents,
-                                &mut children,
-                                untagged,
-                            );
-                        }
+                        // Free formations' children ranked alike in every
+                        // orientation, as their moves left them.
+                        let exponents = exponents.clone();
+                        list_children(
+                            spec,
+                            mover,
+                            board,
+                            exponents,
+                            free,
+                            &mut children,
+                            |_, _| (),
+                        );
                     }
                     for (side, children) in children.iter_mut().enumerate() {
                         let (Some(space), Some(bits)) = (spaces[side], &mut lane[side]) else {

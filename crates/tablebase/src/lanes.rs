@@ -3,10 +3,10 @@
 //! `.cargo/config.toml` has it), in plain code elsewhere, which the tests
 //! hold the vector code to.
 //!
-//! Listing a group's children one move at a time took two compares, two
-//! flags and an add for each move; four lanes at once took generation and
-//! the grouped solver about 1.04 times less CPU (docs/tablebase-builder.md,
-//! "Children listed without a branch").
+//! One move at a time, listing took two compares, two flags, an add and
+//! two stores for each move; four lanes at once took `L3 256 -p 2` at
+//! `f64` about 1.05 times less CPU (the median of 4 pairs;
+//! docs/tablebase-builder.md, "Children listed without a branch").
 
 /// The moves among `moved` (a board's four, from `spawned`) that are
 /// children: bit `i` is set if `moved[i]` changed the board and holds a

@@ -139,11 +139,12 @@ impl<R: Rate> Groups<'_, R> {
                     continue;
                 }
                 let tag = |cell, side| slot(parent, side, cell);
-                cells[parent] = Some(list_children::<_, MOVED>(
+                cells[parent] = Some(list_children(
                     spec,
                     mover,
                     board,
                     1..=2,
+                    MOVED,
                     &mut listed,
                     tag,
                 ));
