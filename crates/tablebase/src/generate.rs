@@ -358,7 +358,7 @@ pub fn run(
 /// Parents whose children are listed together, then ranked, then marked
 /// ([`mark`]) or looked up (the grouped solver): 16 to 64 marked
 /// free8-32's largest layers alike in a harness, and 128 took L3-256 and
-/// free8-32 about 1.05 times less CPU than 32 in whole builds, where each
+/// free8-32 1.04 to 1.08 times less CPU than 32 in whole builds, where each
 /// group's passes run longer between their set-ups and ask for more
 /// words ahead (docs/tablebase-builder.md, "Children listed without a
 /// branch").
@@ -377,7 +377,11 @@ const _: () = assert!(LISTED.is_power_of_two());
 /// rate; nothing here): two arrays and a length, which stay in registers
 /// where a `Vec`'s pushes each checked its capacity and stored its length
 /// (the grouped solver ran a tenth fewer instructions building L3-64;
-/// docs/tablebase-builder.md, "Ranks in a pass of their own").
+/// docs/tablebase-builder.md, "Ranks in a pass of their own"). The arrays
+/// hold four more than [`LISTED`], as each spawned board writes all four
+/// of its moves after the children before it; a group's children are
+/// fewer (a position holds a tile, so it has at most 60 children after a
+/// spawn), and the writes never reach the first again.
 pub(crate) struct Listed<T> {
     boards: Box<[u64; LISTED + 4]>,
     tags: Box<[T; LISTED + 4]>,
