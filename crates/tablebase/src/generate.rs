@@ -210,7 +210,7 @@ fn list_formed<T: Copy>(
     [two, four]: &mut [Listed<T>; 2],
     tag: impl Fn(usize, usize) -> T,
 ) -> usize {
-    let (fits, mask) = (fits(spec.formation()), one_mask(spec.formation()));
+    let (formation, mask) = (spec.formation(), one_mask(spec.formation()));
     let slid = mover.slid(board);
     let (first, last) = exponents.into_inner();
     let mut lens = [two.len, four.len];
@@ -230,7 +230,7 @@ fn list_formed<T: Copy>(
             let children = match mask {
                 Some(mask) => lanes::children(moved, spawned, mask),
                 None => (0..4).fold(0, |children, lane| {
-                    let child = moved[lane] != spawned && fits(moved[lane]);
+                    let child = moved[lane] != spawned && formation.fits(moved[lane]);
                     children | u32::from(child) << lane
                 }),
             };
