@@ -98,7 +98,8 @@ enum Recipe {
     /// Builds tables with the release tb-build, in turns, and prints the
     /// wall time, CPU time (user + system) and peak memory of each beside
     /// the reference builder's figures; with --vs, another build's
-    /// tb-build after each run, its tables checked byte for byte, and the
+    /// tb-build after each run, its tables checked to be the same (layer
+    /// files of an older format for their positions and rates), and the
     /// paired ratios of CPU time.
     Tablebase(tablebase::Options),
     /// Builds release binaries for this machine's CPU (`-C target-cpu=native`)

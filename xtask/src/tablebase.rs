@@ -2,7 +2,8 @@
 //! measured as docs/tablebase.md quotes them: wall time, CPU time (user +
 //! system) and peak memory of each build, beside the reference builder's
 //! figures; with `--vs`, another build's `tb-build` right after each run,
-//! its tables checked byte for byte against this build's, and the paired
+//! its tables checked against this build's (the same bytes, or layer files
+//! of another format version that hold the same positions), and the paired
 //! ratios of CPU time, which are what a change's worth is judged by on a
 //! machine whose speed drifts.
 
@@ -10,6 +11,8 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+use tablebase::storage::LayerFile;
 
 use crate::bench::{in_scratch, median, peak_mib, run_program, summarise};
 use crate::{run_cargo, workspace_root};
@@ -177,7 +180,10 @@ fn measure(
     Ok(())
 }
 
-/// Whether the folders `a` and `b` hold the same files, byte for byte.
+/// Whether the folders `a` and `b` hold the same files: byte for byte, or
+/// for layer files that differ in bytes, the same header, positions and
+/// rates (bit for bit), as the files of a build that writes an older
+/// format version do.
 fn same_files(a: &Path, b: &Path) -> Result<bool, String> {
     let names = |folder: &Path| -> Result<Vec<_>, String> {
         let mut names = std::fs::read_dir(folder)
@@ -199,13 +205,29 @@ fn same_files(a: &Path, b: &Path) -> Result<bool, String> {
         let same = if a.is_dir() {
             same_files(&a, &b)?
         } else {
-            same_bytes(&a, &b).map_err(|e| format!("{}: {e}", a.display()))?
+            let bytes = same_bytes(&a, &b).map_err(|e| format!("{}: {e}", a.display()))?;
+            bytes || (a.extension().is_some_and(|end| end == "tbl") && same_layer(&a, &b))
         };
         if !same {
             return Ok(false);
         }
     }
     Ok(true)
+}
+
+/// Whether `a` and `b` are layer files of the same header, positions and
+/// rates: not if either cannot be read as one.
+fn same_layer(a: &Path, b: &Path) -> bool {
+    let read = |path: &Path| {
+        let file = LayerFile::open(path)?;
+        let layer = file.read_all()?;
+        let rates: Vec<u64> = layer.rates().iter().map(|rate| rate.to_bits()).collect();
+        Ok::<_, tablebase::Error>((file.header().clone(), layer.boards().to_vec(), rates))
+    };
+    match (read(a), read(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
 }
 
 /// Whether the files `a` and `b` hold the same bytes, read a chunk at a time.
@@ -283,6 +305,7 @@ fn report(rows: &[Row], vs: bool, precision: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tablebase::storage::{self, LayerHeader, Precision};
 
     /// Runs of `cpu` seconds each (half as long on the wall), at a peak of
     /// `mib`.
@@ -365,7 +388,7 @@ mod tests {
     }
 
     #[test]
-    fn folders_are_the_same_only_byte_for_byte() {
+    fn folders_are_the_same_byte_for_byte_or_layer_for_layer() {
         let root = std::env::temp_dir().join(format!("2048lab-xtask-same-{}", std::process::id()));
         let write = |folder: &str, name: &str, bytes: &[u8]| {
             let folder = root.join(folder);
@@ -390,6 +413,29 @@ mod tests {
         assert!(!same());
         std::fs::remove_file(root.join("b/layer-0001.tbl")).unwrap();
         write("b", "sub/table.json", b"{");
+        assert!(!same());
+        write("b", "sub/table.json", b"{}");
+        // Layer files of other bytes (another zstd level here; another
+        // format version from an older build), the same positions.
+        let header = LayerHeader {
+            formation: "L3".into(),
+            target: 64,
+            four_rate: 0.1,
+            precision: Precision::F64,
+            layer: 3,
+            positions: 5000,
+        };
+        let boards: Vec<u64> = (0..5000).map(|i| 0xFFF0_0000 + 3 * i).collect();
+        let mut rates: Vec<f64> = (0..5000).map(|i| f64::from(i) / 5000.0).collect();
+        let layer = |folder: &str, rates: &[f64], level| {
+            let path = root.join(folder).join("layer-0000.tbl");
+            storage::write(&path, &header, &boards, rates, level).unwrap();
+        };
+        layer("a", &rates, 1);
+        layer("b", &rates, 3);
+        assert!(same());
+        rates[4321] = f64::from_bits(rates[4321].to_bits() + 1);
+        layer("b", &rates, 3);
         assert!(!same());
         std::fs::remove_dir_all(&root).unwrap();
     }

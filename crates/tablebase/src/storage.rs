@@ -20,8 +20,14 @@ use crate::{Error, Rate, Spec};
 /// The first eight bytes of every layer file.
 pub const MAGIC: [u8; 8] = *b"2048labT";
 
-/// The layer file format this build writes and the newest it reads.
-pub const VERSION: u32 = 1;
+/// The layer file format this build writes and the newest it reads: 2
+/// since the rates of a block are stored as byte planes in a zstd frame
+/// of their own (docs/tablebase.md, "Layer files").
+pub const VERSION: u32 = 2;
+
+/// The oldest layer file format this build reads: version 1 stored each
+/// block as one frame, its rates one after another.
+const OLDEST_VERSION: u32 = 1;
 
 /// Positions per block: a lookup decompresses one block.
 pub const BLOCK: usize = 4096;
@@ -53,23 +59,23 @@ impl Precision {
         }
     }
 
-    fn encode(self, rate: f64, out: &mut Vec<u8>) {
+    /// The stored bits of `rate`, in the low [`Precision::bytes`].
+    fn encode(self, rate: f64) -> u64 {
         match self {
-            Self::F64 => out.extend(rate.to_le_bytes()),
-            Self::F32 => out.extend((rate as f32).to_le_bytes()),
-            Self::U32 => out.extend(((rate * 4e9).round() as u32).to_le_bytes()),
-            Self::U16 => out.extend(((rate * 65535.0).round() as u16).to_le_bytes()),
+            Self::F64 => rate.to_bits(),
+            Self::F32 => u64::from((rate as f32).to_bits()),
+            Self::U32 => u64::from((rate * 4e9).round() as u32),
+            Self::U16 => u64::from((rate * 65535.0).round() as u16),
         }
     }
 
-    fn decode(self, bytes: &[u8]) -> f64 {
+    /// The rate whose stored bits are `bits`.
+    fn decode(self, bits: u64) -> f64 {
         match self {
-            Self::F64 => f64::from_le_bytes(bytes.try_into().expect("8 bytes")),
-            Self::F32 => f64::from(f32::from_le_bytes(bytes.try_into().expect("4 bytes"))),
-            Self::U32 => f64::from(u32::from_le_bytes(bytes.try_into().expect("4 bytes"))) / 4e9,
-            Self::U16 => {
-                f64::from(u16::from_le_bytes(bytes.try_into().expect("2 bytes"))) / 65535.0
-            }
+            Self::F64 => f64::from_bits(bits),
+            Self::F32 => f64::from(f32::from_bits(bits as u32)),
+            Self::U32 => f64::from(bits as u32) / 4e9,
+            Self::U16 => f64::from(bits as u16) / 65535.0,
         }
     }
 }
@@ -254,7 +260,7 @@ impl LayerWriter {
         let blocks: Vec<Vec<u8>> = self.boards[..count]
             .par_chunks(BLOCK)
             .zip(self.rates[..count].par_chunks(BLOCK))
-            .map(|(boards, rates)| compress(&encode_block(boards, rates, precision), level))
+            .map(|(boards, rates)| compress_block(boards, rates, precision, level))
             .collect();
         for (block, boards) in blocks.iter().zip(self.boards[..count].chunks(BLOCK)) {
             self.entries.push(BlockEntry {
@@ -327,62 +333,117 @@ impl LayerWriter {
 }
 
 thread_local! {
-    /// Each thread's compression context and its level: made once, not
-    /// for every block (a context's tables cost more to set up than a small
-    /// block takes to compress).
-    static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
-        const { RefCell::new(None) };
+    /// Each thread's compression contexts, one for each level it has
+    /// compressed at: made once, not for every block (a context's tables
+    /// cost more to set up than a small block takes to compress).
+    static COMPRESSORS: RefCell<Vec<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { RefCell::new(Vec::new()) };
 }
 
 /// `raw` compressed at `level`, the same bytes as `zstd::bulk::compress`.
 fn compress(raw: &[u8], level: i32) -> Vec<u8> {
     const INFALLIBLE: &str = "compressing to memory cannot fail";
-    COMPRESSOR.with_borrow_mut(|slot| {
-        if !matches!(slot, Some((made, _)) if *made == level) {
-            *slot = Some((level, zstd::bulk::Compressor::new(level).expect(INFALLIBLE)));
-        }
-        let (_, compressor) = slot.as_mut().expect("made just above");
-        compressor.compress(raw).expect(INFALLIBLE)
+    COMPRESSORS.with_borrow_mut(|contexts| {
+        let at = match contexts.iter().position(|&(made, _)| made == level) {
+            Some(at) => at,
+            None => {
+                let context = zstd::bulk::Compressor::new(level).expect(INFALLIBLE);
+                contexts.push((level, context));
+                contexts.len() - 1
+            }
+        };
+        contexts[at].1.compress(raw).expect(INFALLIBLE)
     })
 }
 
-/// A block before compression: the first board, the differences between
-/// neighbours (small numbers in sorted boards), each of the eight bytes of
-/// those u64 in a plane of its own so that the zero high bytes compress to
-/// nothing, then the rates. The differences wrap, as [`decode_block`]'s
-/// sums do, so that any boards come back as they went in: their order is
-/// checked where a layer is read through ([`LayerFile::visit_blocks`]).
-fn encode_block(boards: &[u64], rates: &[f64], precision: Precision) -> Vec<u8> {
-    let n = boards.len();
-    let mut raw = vec![0u8; 8 * n];
-    let mut previous = 0u64;
-    for (i, &board) in boards.iter().enumerate() {
-        let delta = board.wrapping_sub(previous);
-        previous = board;
-        for (plane, byte) in delta.to_le_bytes().into_iter().enumerate() {
-            raw[plane * n + i] = byte;
-        }
+/// The level of a block's rates' frame, for blocks whose boards are
+/// compressed at `level`: two levels lower (and -1 for 2, as zstd's level
+/// 0 is its default, 3). Below their leading bytes the rates are nearly
+/// random, which zstd's search for repeats at the higher level spends
+/// its time on for nothing: at level 1 the rates of L3-256 took a third
+/// less time to compress at -1, at `f64`, and the files were the same
+/// size (docs/tablebase.md, "Layer files").
+fn rates_level(level: i32) -> i32 {
+    match level - 2 {
+        0 => -1,
+        lower => lower,
     }
-    for &rate in rates {
-        precision.encode(rate, &mut raw);
-    }
-    raw
 }
 
-fn decode_block(raw: &[u8], n: usize, precision: Precision) -> Option<(Vec<u64>, Vec<f64>)> {
-    if raw.len() != n * (8 + precision.bytes()) {
+/// One block, compressed: a frame of its boards, then a frame of its rates
+/// at `precision` (at [`rates_level`]), each before compression as byte
+/// planes of its values: all lowest bytes, then all second bytes, and so
+/// on. The boards are the first and the differences between neighbours
+/// (small numbers in sorted boards), whose zero high bytes compress to
+/// nothing; the rates' leading bytes (the sign and exponent of a float,
+/// the high digits of fixed point) compress well and the others hardly.
+/// The differences wrap, as [`decode_block`]'s sums do, so that any boards
+/// come back as they went in: their order is checked where a layer is
+/// read through ([`LayerFile::visit_blocks`]).
+fn compress_block(boards: &[u64], rates: &[f64], precision: Precision, level: i32) -> Vec<u8> {
+    let mut previous = 0;
+    let differences = boards.iter().map(|&board| {
+        let difference = board.wrapping_sub(previous);
+        previous = board;
+        difference
+    });
+    let mut block = compress(&planes(differences, size_of::<u64>()), level);
+    let rates = rates.iter().map(|&rate| precision.encode(rate));
+    block.extend(compress(
+        &planes(rates, precision.bytes()),
+        rates_level(level),
+    ));
+    block
+}
+
+/// The low `width` bytes of each of `values`, as byte planes.
+fn planes(values: impl ExactSizeIterator<Item = u64>, width: usize) -> Vec<u8> {
+    let n = values.len();
+    let mut planes = vec![0; width * n];
+    for (i, value) in values.enumerate() {
+        for (plane, byte) in value.to_le_bytes()[..width].iter().enumerate() {
+            planes[plane * n + i] = *byte;
+        }
+    }
+    planes
+}
+
+/// The value at `i` of `n` values stored as byte planes in `planes`.
+fn from_planes(planes: &[u8], n: usize, i: usize) -> u64 {
+    (0..planes.len() / n).fold(0, |value, plane| {
+        value | u64::from(planes[plane * n + i]) << (8 * plane)
+    })
+}
+
+/// The boards and rates of a decompressed block of `n` positions, of
+/// format `version`: in version 1, the rates were stored one after another
+/// (little-endian) rather than as planes.
+fn decode_block(
+    raw: &[u8],
+    n: usize,
+    precision: Precision,
+    version: u32,
+) -> Option<(Vec<u64>, Vec<f64>)> {
+    let width = precision.bytes();
+    if raw.len() != n * (8 + width) {
         return None;
     }
-    let mut boards = Vec::with_capacity(n);
+    let (differences, rates) = raw.split_at(8 * n);
     let mut previous = 0u64;
-    for i in 0..n {
-        let delta = u64::from_le_bytes(std::array::from_fn(|plane| raw[plane * n + i]));
-        previous = previous.wrapping_add(delta);
-        boards.push(previous);
-    }
-    let rates = raw[8 * n..]
-        .chunks_exact(precision.bytes())
-        .map(|bytes| precision.decode(bytes))
+    let boards = (0..n)
+        .map(|i| {
+            previous = previous.wrapping_add(from_planes(differences, n, i));
+            previous
+        })
+        .collect();
+    let rates = (0..n)
+        .map(|i| {
+            let bits = match version {
+                1 => from_planes(&rates[i * width..][..width], 1, 0),
+                _ => from_planes(rates, n, i),
+            };
+            precision.decode(bits)
+        })
         .collect();
     Some((boards, rates))
 }
@@ -395,6 +456,8 @@ fn decode_block(raw: &[u8], n: usize, precision: Precision) -> Option<(Vec<u64>,
 pub struct LayerFile {
     path: PathBuf,
     file: File,
+    /// The file's format version.
+    version: u32,
     header: LayerHeader,
     blocks: Vec<BlockEntry>,
     /// Where the blocks begin in the file.
@@ -443,9 +506,10 @@ impl LayerFile {
             ))
         };
         let version = word(8)?;
-        if version != VERSION {
+        if !(OLDEST_VERSION..=VERSION).contains(&version) {
             return Err(bad(format!(
-                "layer file format version {version}, this build reads version {VERSION}"
+                "layer file format version {version}, this build reads versions \
+                 {OLDEST_VERSION} to {VERSION}"
             )));
         }
         let header_len = word(12)?;
@@ -480,6 +544,7 @@ impl LayerFile {
         Ok(Self {
             path: path.to_owned(),
             file,
+            version,
             header,
             blocks,
             data_start,
@@ -523,7 +588,7 @@ impl LayerFile {
             problem: format!("block {number} is corrupt"),
         };
         let raw = zstd::bulk::decompress(&compressed, capacity).map_err(|_| corrupt())?;
-        decode_block(&raw, n, self.header.precision).ok_or_else(corrupt)
+        decode_block(&raw, n, self.header.precision, self.version).ok_or_else(corrupt)
     }
 
     /// The stored rate of a canonical board: 0 if the layer does not hold
@@ -696,18 +761,74 @@ mod tests {
         Solved::new(boards, rates)
     }
 
-    /// A thread's reused context compresses each block as a fresh one
-    /// would, whatever level it compressed at before.
+    /// A thread's reused contexts compress each block as a fresh one
+    /// would, whatever levels they compressed at before.
     #[test]
     fn reused_contexts_compress_as_fresh_ones() {
         let layer = layer();
-        let blocks = layer.boards().chunks(2048).zip(layer.rates().chunks(2048));
-        for (level, (boards, rates)) in [3, 3, 19, 3].into_iter().zip(blocks) {
-            let raw = encode_block(boards, rates, Precision::F64);
+        let blocks = layer.boards().chunks(1024).zip(layer.rates().chunks(1024));
+        for (level, (boards, rates)) in [3, 3, 19, 1, -1, 3, 1].into_iter().zip(blocks) {
+            let values = boards
+                .iter()
+                .zip(rates)
+                .map(|(&board, &rate)| board ^ rate.to_bits());
+            let raw = planes(values, 8);
             assert_eq!(
                 compress(&raw, level),
                 zstd::bulk::compress(&raw, level).unwrap()
             );
+        }
+    }
+
+    /// Files of format version 1 (before 2026-12-03), whose blocks stored
+    /// their rates one after another in the boards' frame, are still read:
+    /// two written by that build, of 5,000 positions (two blocks) at `f64`
+    /// and `u16`.
+    #[test]
+    fn version_1_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let boards: Vec<u64> = (0..5000u64).map(|i| 0xFFF0_0000 + i * i).collect();
+        let rates: Vec<f64> = (0..5000).map(|i| f64::from(i % 16) / 16.0).collect();
+        for (precision, bytes, tolerance) in [
+            (
+                Precision::F64,
+                &include_bytes!("../tests/data/layer-v1-f64.tbl")[..],
+                0.0,
+            ),
+            (
+                Precision::U16,
+                &include_bytes!("../tests/data/layer-v1-u16.tbl")[..],
+                1e-5,
+            ),
+        ] {
+            let path = dir.path().join("layer.tbl");
+            std::fs::write(&path, bytes).unwrap();
+            let file = LayerFile::open(&path).unwrap();
+            assert_eq!(file.version, 1);
+            assert_eq!(file.header().precision, precision);
+            let all = file.read_all().unwrap();
+            assert_eq!(all.boards(), boards);
+            for (&stored, &exact) in all.rates().iter().zip(&rates) {
+                assert!((stored - exact).abs() <= tolerance, "{precision:?}");
+            }
+            assert_eq!(file.rate(boards[4500]).unwrap(), all.rates()[4500]);
+        }
+    }
+
+    /// Byte planes come back as the values went in, at every width a
+    /// layer file stores.
+    #[test]
+    fn planes_hold_their_values() {
+        let values: Vec<u64> = (0..300u64)
+            .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .collect();
+        for width in [2, 4, 8] {
+            let planes = planes(values.iter().copied(), width);
+            assert_eq!(planes.len(), width * values.len());
+            for (i, &value) in values.iter().enumerate() {
+                let low = value & (u64::MAX >> (64 - 8 * width));
+                assert_eq!(from_planes(&planes, values.len(), i), low);
+            }
         }
     }
 
@@ -889,6 +1010,17 @@ mod tests {
         flipped[bytes.len() / 2] ^= 1;
         assert!(error(&flipped).contains("checksum mismatch"));
         assert!(error(b"hello").contains("not a 2048lab"));
+        // A later format, intact.
+        let mut later = bytes.clone();
+        later[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+        let body = later.len() - 4;
+        let checksum = crc32fast::hash(&later[..body]);
+        later[body..].copy_from_slice(&checksum.to_le_bytes());
+        let expected = format!(
+            "format version {}, this build reads versions 1 to",
+            VERSION + 1
+        );
+        assert!(error(&later).contains(&expected));
     }
 
     /// Whichever byte of a layer file is damaged, and wherever it was cut
