@@ -856,15 +856,13 @@ impl Ranked {
         let mut words = Vec::with_capacity(marks.bits.len());
         let (mut position, mut before) = (0, 0);
         for &marked in &marks.bits {
-            let (mut bits, mut left) = (0, marked);
-            while left != 0 {
-                let bit = left & left.wrapping_neg();
-                if keep(position) {
-                    bits |= bit;
-                }
-                left ^= bit;
-                position += 1;
-            }
+            // The word's positions kept, one bit each, put in the places of
+            // its marks: a branch on each mark, kept or not, cost a
+            // mispredicted jump for most lost positions.
+            let count = marked.count_ones() as usize;
+            let kept = (0..count).fold(0, |kept, at| kept | u64::from(keep(position + at)) << at);
+            let bits = pdep(kept, marked);
+            position += count;
             words.push(Word { bits, before });
             before += u64::from(bits.count_ones());
         }
