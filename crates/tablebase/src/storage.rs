@@ -815,19 +815,25 @@ mod tests {
         }
     }
 
-    /// Byte planes come back as the values went in, at every width a
-    /// layer file stores.
+    /// Byte planes hold byte `p` of value `i` at `p * n + i`, and give
+    /// back the values' low bytes, at every width a layer file stores.
     #[test]
-    fn planes_hold_their_values() {
-        let values: Vec<u64> = (0..300u64)
+    fn planes_hold_each_byte_in_its_place() {
+        let all: Vec<u64> = (0..300u64)
             .map(|i| i.wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .collect();
-        for width in [2, 4, 8] {
-            let planes = planes(values.iter().copied(), width);
-            assert_eq!(planes.len(), width * values.len());
-            for (i, &value) in values.iter().enumerate() {
-                let low = value & (u64::MAX >> (64 - 8 * width));
-                assert_eq!(from_planes(&planes, values.len(), i), low);
+        for n in [1, 7, 300] {
+            let values = &all[..n];
+            for width in [2, 4, 8] {
+                let planes = planes(values.iter().copied(), width);
+                assert_eq!(planes.len(), width * n);
+                for (i, &value) in values.iter().enumerate() {
+                    for (plane, &byte) in value.to_le_bytes()[..width].iter().enumerate() {
+                        assert_eq!(planes[plane * n + i], byte, "{n} values, {width} bytes");
+                    }
+                    let low = value & (u64::MAX >> (64 - 8 * width));
+                    assert_eq!(from_planes(&planes, n, i), low);
+                }
             }
         }
     }
