@@ -333,26 +333,30 @@ impl LayerWriter {
 }
 
 thread_local! {
-    /// Each thread's compression contexts, one for each level it has
-    /// compressed at: made once, not for every block (a context's tables
-    /// cost more to set up than a small block takes to compress).
-    static COMPRESSORS: RefCell<Vec<(i32, zstd::bulk::Compressor<'static>)>> =
-        const { RefCell::new(Vec::new()) };
+    /// Each thread's compression context and the level it is set to: made
+    /// once, not for every block (a context's tables cost more to set up
+    /// than a small block takes to compress), and set to each frame's
+    /// level in turn (the boards' and the rates'), where a context for
+    /// each level took 2-5 MiB more peak memory.
+    static COMPRESSOR: RefCell<Option<(i32, zstd::bulk::Compressor<'static>)>> =
+        const { RefCell::new(None) };
 }
 
 /// `raw` compressed at `level`, the same bytes as `zstd::bulk::compress`.
 fn compress(raw: &[u8], level: i32) -> Vec<u8> {
     const INFALLIBLE: &str = "compressing to memory cannot fail";
-    COMPRESSORS.with_borrow_mut(|contexts| {
-        let at = match contexts.iter().position(|&(made, _)| made == level) {
-            Some(at) => at,
-            None => {
-                let context = zstd::bulk::Compressor::new(level).expect(INFALLIBLE);
-                contexts.push((level, context));
-                contexts.len() - 1
-            }
-        };
-        contexts[at].1.compress(raw).expect(INFALLIBLE)
+    COMPRESSOR.with_borrow_mut(|slot| {
+        let (set, compressor) = slot.get_or_insert_with(|| {
+            let compressor = zstd::bulk::Compressor::new(level).expect(INFALLIBLE);
+            (level, compressor)
+        });
+        if *set != level {
+            compressor
+                .set_compression_level(level)
+                .expect("a level zstd knows");
+            *set = level;
+        }
+        compressor.compress(raw).expect(INFALLIBLE)
     })
 }
 
