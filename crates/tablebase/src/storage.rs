@@ -151,6 +151,8 @@ const ENTRY_BYTES: usize = 20;
 /// Writes sorted `boards` and their `rates` (in any [`Rate`] type, stored
 /// at the header's precision) to `path` as a layer file: to a temporary
 /// name first, then renamed into place. Returns the bytes written.
+/// `level` is zstd's level for the blocks' boards; their rates are
+/// compressed two levels below (docs/tablebase.md, "Layer files").
 ///
 /// # Errors
 /// [`Error::Io`] naming the file.
@@ -197,7 +199,8 @@ pub struct LayerWriter {
 }
 
 impl LayerWriter {
-    /// Starts the layer file of `header` at `path`, under a temporary name.
+    /// Starts the layer file of `header` at `path`, under a temporary name,
+    /// its blocks compressed at `level` as [`write()`]'s are.
     ///
     /// # Errors
     /// [`Error::Io`] naming the file.
@@ -444,6 +447,7 @@ fn decode_block(
     let rates = (0..n)
         .map(|i| {
             let bits = match version {
+                // One value's bytes in a row: its planes, of one value.
                 1 => from_planes(&rates[i * width..][..width], 1, 0),
                 _ => from_planes(rates, n, i),
             };
@@ -766,8 +770,8 @@ mod tests {
         Solved::new(boards, rates)
     }
 
-    /// A thread's reused contexts compress each block as a fresh one
-    /// would, whatever levels they compressed at before.
+    /// A thread's reused context compresses each block as a fresh one
+    /// would, whatever level it was set to before.
     #[test]
     fn reused_contexts_compress_as_fresh_ones() {
         let layer = layer();
