@@ -59,7 +59,8 @@ enum Command {
         /// it keeps has its exact rate and its best move)
         #[arg(long)]
         optimal_only: bool,
-        /// zstd compression level of the layer files (1 to 19)
+        /// zstd compression level of the layer files (1 to 19): of their
+        /// boards, their rates two levels below
         #[arg(
             long,
             default_value_t = Options::default().level,
