@@ -433,6 +433,8 @@ mod tests {
         };
         layer("a", &rates, 1);
         layer("b", &rates, 3);
+        let [a, b] = ["a", "b"].map(|folder| root.join(folder).join("layer-0000.tbl"));
+        assert!(!same_bytes(&a, &b).unwrap(), "other bytes");
         assert!(same());
         rates[4321] = f64::from_bits(rates[4321].to_bits() + 1);
         layer("b", &rates, 3);
