@@ -396,11 +396,15 @@ fn compress_block(boards: &[u64], rates: &[f64], precision: Precision, level: i3
         difference
     });
     let mut block = compress(&planes(differences, size_of::<u64>()), level);
-    let rates = rates.iter().map(|&rate| precision.encode(rate));
-    block.extend(compress(
-        &planes(rates, precision.bytes()),
-        rates_level(level),
-    ));
+    // One loop for each precision, of its own width: one loop matching on
+    // the precision for each rate ran 2% more instructions building L3-64.
+    let rates = match precision {
+        Precision::F64 => planes(rates.iter().map(|&rate| Precision::F64.encode(rate)), 8),
+        Precision::F32 => planes(rates.iter().map(|&rate| Precision::F32.encode(rate)), 4),
+        Precision::U32 => planes(rates.iter().map(|&rate| Precision::U32.encode(rate)), 4),
+        Precision::U16 => planes(rates.iter().map(|&rate| Precision::U16.encode(rate)), 2),
+    };
+    block.extend(compress(&rates, rates_level(level)));
     block
 }
 
