@@ -420,10 +420,12 @@ fn planes(values: impl ExactSizeIterator<Item = u64>, width: usize) -> Vec<u8> {
     planes
 }
 
-/// The value at `i` of `n` values stored as byte planes in `planes`.
-fn from_planes(planes: &[u8], n: usize, i: usize) -> u64 {
-    (0..planes.len() / n).fold(0, |value, plane| {
-        value | u64::from(planes[plane * n + i]) << (8 * plane)
+/// The `n` values stored as `width` byte planes in `planes`, in order.
+fn from_planes(planes: &[u8], n: usize, width: usize) -> impl Iterator<Item = u64> + '_ {
+    (0..n).map(move |i| {
+        (0..width).fold(0, |value, plane| {
+            value | u64::from(planes[plane * n + i]) << (8 * plane)
+        })
     })
 }
 
@@ -442,22 +444,27 @@ fn decode_block(
     }
     let (differences, rates) = raw.split_at(8 * n);
     let mut previous = 0u64;
-    let boards = (0..n)
-        .map(|i| {
-            previous = previous.wrapping_add(from_planes(differences, n, i));
+    let boards = from_planes(differences, n, size_of::<u64>())
+        .map(|difference| {
+            previous = previous.wrapping_add(difference);
             previous
         })
         .collect();
-    let rates = (0..n)
-        .map(|i| {
-            let bits = match version {
-                // One value's bytes in a row: its planes, of one value.
-                1 => from_planes(&rates[i * width..][..width], 1, 0),
-                _ => from_planes(rates, n, i),
-            };
-            precision.decode(bits)
-        })
-        .collect();
+    let rates = match version {
+        1 => rates
+            .chunks_exact(width)
+            .map(|bytes| {
+                bytes
+                    .iter()
+                    .rev()
+                    .fold(0, |value, &byte| value << 8 | u64::from(byte))
+            })
+            .map(|bits| precision.decode(bits))
+            .collect(),
+        _ => from_planes(rates, n, width)
+            .map(|bits| precision.decode(bits))
+            .collect(),
+    };
     Some((boards, rates))
 }
 
@@ -844,9 +851,12 @@ mod tests {
                     for (plane, &byte) in value.to_le_bytes()[..width].iter().enumerate() {
                         assert_eq!(planes[plane * n + i], byte, "{n} values, {width} bytes");
                     }
-                    let low = value & (u64::MAX >> (64 - 8 * width));
-                    assert_eq!(from_planes(&planes, n, i), low);
                 }
+                let low: Vec<u64> = values
+                    .iter()
+                    .map(|&value| value & (u64::MAX >> (64 - 8 * width)))
+                    .collect();
+                assert_eq!(from_planes(&planes, n, width).collect::<Vec<_>>(), low);
             }
         }
     }
