@@ -950,11 +950,21 @@ impl<'a> Positions<'a> {
     /// for a rank past the space's boards).
     #[inline(always)]
     pub(crate) fn at(self, rank: u64) -> Option<usize> {
+        let (position, held) = self.place(rank);
+        held.then_some(position)
+    }
+
+    /// The position the board of `rank` has or would have among the
+    /// layer's, and whether the layer holds it: for a caller that keeps
+    /// the position either way and moves on by `held`, without a branch
+    /// on it. A rank past the space's boards is not held.
+    #[inline(always)]
+    pub(crate) fn place(self, rank: u64) -> (usize, bool) {
         let word = (rank / 64) as usize;
         let bit = 1 << (rank % 64);
-        let &Word { bits, before } = self.words.get(word)?;
+        let Word { bits, before } = self.words.get(word).copied().unwrap_or_default();
         let below = before + u64::from((bits & (bit - 1)).count_ones());
-        (bits & bit != 0).then_some(below as usize)
+        (below as usize, bits & bit != 0)
     }
 }
 

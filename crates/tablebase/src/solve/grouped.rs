@@ -169,7 +169,9 @@ impl<R: Rate> Groups<'_, R> {
                 }
             }
             // The positions of those the layers hold, each rate asked for,
-            // in place of the ranks.
+            // in place of the ranks: each written, and kept by moving on by
+            // whether it is held, without a branch (the children of rate 0,
+            // which the lookups leave out, follow no pattern).
             for side in 0..2 {
                 let (listed, found) = (&mut listed[side], &mut found[side]);
                 counts[side] = 0;
@@ -177,12 +179,10 @@ impl<R: Rate> Groups<'_, R> {
                     let (positions, rates) = (ranked.positions(), &layers[side].rates[..]);
                     let slots = listed.tags();
                     for at in 0..found.len().min(slots.len()) {
-                        if let Some(position) = positions.at(found[at]) {
-                            prefetch(rates, position);
-                            found[counts[side]] =
-                                position as u64 | u64::from(slots[at]) << KEY_BITS;
-                            counts[side] += 1;
-                        }
+                        let (position, held) = positions.place(found[at]);
+                        prefetch(rates, position);
+                        found[counts[side]] = position as u64 | u64::from(slots[at]) << KEY_BITS;
+                        counts[side] += usize::from(held);
                     }
                 }
                 listed.clear();
