@@ -122,8 +122,7 @@ impl<R: Rate> Groups<'_, R> {
         // Each group's children after a 2 and after a 4, and their ranks,
         // then where found, their positions with their slots.
         let mut listed = [(); 2].map(|()| Listed::new());
-        let mut found: [Vec<Found>; 2] =
-            [(); 2].map(|()| Vec::with_capacity(GROUP * MOST_CHILDREN));
+        let mut found: [Vec<Found>; 2] = [(); 2].map(|()| vec![0; GROUP * MOST_CHILDREN]);
         let mut counts = [0; 2];
         // For each parent, its empty cells (`None` if won), and in its
         // slots the best rate after a 2 and after a 4 in each, in the rate
@@ -152,20 +151,18 @@ impl<R: Rate> Groups<'_, R> {
             // Their ranks, each word asked for: past the layer's words for
             // a child outside its space.
             for side in 0..2 {
-                let (listed, ranks) = (&listed[side], &mut found[side]);
-                ranks.clear();
                 let Some(ranked) = ranked[side] else { continue };
+                let children = listed[side].boards();
+                let ranks = &mut found[side][..children.len()];
                 let positions = ranked.positions();
                 if FIXED {
-                    ranks.resize(listed.len(), 0);
                     let tables = ranked.tables();
-                    tables.fixed_ranks(listed.boards(), ranks, positions.words());
+                    tables.fixed_ranks(children, ranks, positions.words());
                 } else {
-                    ranks.extend(listed.boards().iter().map(|&child| {
-                        let rank = ranked.rank(child).unwrap_or(u64::MAX);
-                        positions.prefetch(rank);
-                        rank
-                    }));
+                    for (rank, &child) in ranks.iter_mut().zip(children) {
+                        *rank = ranked.rank(child).unwrap_or(u64::MAX);
+                        positions.prefetch(*rank);
+                    }
                 }
             }
             // The positions of those the layers hold, each rate asked for,
@@ -178,7 +175,7 @@ impl<R: Rate> Groups<'_, R> {
                 if let Some(ranked) = ranked[side] {
                     let (positions, rates) = (ranked.positions(), &layers[side].rates[..]);
                     let slots = listed.tags();
-                    for at in 0..found.len().min(slots.len()) {
+                    for at in 0..slots.len() {
                         let (position, held) = positions.place(found[at]);
                         prefetch(rates, position);
                         found[counts[side]] = position as u64 | u64::from(slots[at]) << KEY_BITS;
