@@ -1026,6 +1026,37 @@ mod tests {
         );
     }
 
+    /// A rank's place is the count of the layer's ranks below it, and held
+    /// just where the layer holds the rank (never past the space's boards):
+    /// the solver keeps a child's place either way and moves on by whether
+    /// it is held.
+    #[test]
+    fn places_count_the_ranks_below() {
+        let spec = crate::Spec::new(crate::Formation::builtin("L3").unwrap(), 5, 0.1).unwrap();
+        let layers = crate::memory::build::<f64>(&spec);
+        let mut placed = 0;
+        for layer in &layers {
+            let Some(ranked) = Ranked::within(layer.boards(), u64::MAX) else {
+                continue;
+            };
+            let positions = ranked.positions();
+            let ranks: Vec<u64> = (layer.boards().iter())
+                .map(|&board| ranked.space.rank(board).expect("a board of the space"))
+                .collect();
+            for rank in 0..ranked.space.len() {
+                let below = ranks.partition_point(|&held| held < rank);
+                let held = ranks.get(below) == Some(&rank);
+                assert_eq!(positions.place(rank), (below, held), "rank {rank}");
+                assert_eq!(positions.at(rank), held.then_some(below));
+                placed += 1;
+            }
+            for past in [ranked.space.len() + 64, u64::MAX] {
+                assert!(!positions.place(past).1, "rank {past}");
+            }
+        }
+        assert!(placed > 10_000, "{placed} ranks placed");
+    }
+
     /// Every rank of a space gives back a board of the space that has that
     /// rank, in increasing order; marked ranks give back just their boards,
     /// read from any position.
