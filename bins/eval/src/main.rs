@@ -2,6 +2,7 @@
 //! hand-made heuristic, greedily or by expectimax search, and prints
 //! TDL2048+'s block statistics and summary table.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -78,6 +79,22 @@ struct Args {
     )]
     cutoff: Option<f64>,
 
+    /// Play with the strong player: endgame tables where they apply, its
+    /// own corner-anchored search elsewhere (docs/player.md); -d sets its
+    /// depth [default: 4p]
+    #[arg(long, conflicts_with_all = ["input", "adaptive", "limit", "cache", "peek", "downgrade"])]
+    player: bool,
+
+    /// The player's endgame tables, folders built by `tb-build build`
+    /// (implies --player); a table that cannot be read is left out with a
+    /// warning
+    #[arg(long, num_args = 1.., value_name = "DIR", conflicts_with = "input")]
+    tables: Vec<PathBuf>,
+
+    /// The success rate from which a table's move is played (with --player)
+    #[arg(long, value_name = "RATE", value_parser = parse_cutoff)]
+    min_rate: Option<f64>,
+
     #[command(flatten)]
     play: PlayArgs,
 }
@@ -94,6 +111,13 @@ fn parse_cutoff(text: &str) -> Result<f64, String> {
 }
 
 fn evaluate(args: Args) -> anyhow::Result<()> {
+    if args.player || !args.tables.is_empty() {
+        return evaluate_player(&args);
+    }
+    anyhow::ensure!(
+        args.min_rate.is_none(),
+        "--min-rate: it is the player's; add --player or --tables"
+    );
     let heuristic = args.input.is_empty();
     let network = if heuristic {
         anyhow::ensure!(
@@ -198,6 +222,81 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
             stats.nodes as f64 / seconds / 1e6,
         ))?;
     }
+    Ok(())
+}
+
+/// Plays with the strong player of the `player` crate, then prints which
+/// source chose the moves.
+fn evaluate_player(args: &Args) -> anyhow::Result<()> {
+    let depth = args
+        .depth
+        .unwrap_or_else(|| "4p".parse().expect("a valid depth"));
+    let settings = player::Settings {
+        spawns: args.play.spawns(),
+        ..player::Settings::new(depth.plies())
+    };
+    let (tables, problems) = player::Tables::open(&args.tables);
+    for problem in problems {
+        eprintln!("eval: warning: {problem}");
+    }
+    let tables = match args.min_rate {
+        Some(rate) => tables.with_min_rate(rate as f32),
+        None => tables,
+    };
+    let described: Vec<String> = tables
+        .books()
+        .iter()
+        .map(|book| format!("{} ({} positions)", book.name(), book.positions()))
+        .collect();
+    let player = player::Player::new(settings, tables);
+    let plan = args.evaluate.unwrap_or(Plan {
+        blocks: 1,
+        block_size: 100,
+    });
+    let (seed_text, seed) = args.play.run.seed();
+    let mut log = Log::open(args.play.run.log.as_deref())?;
+    let tables_line = if described.is_empty() {
+        "tables = none".to_owned()
+    } else {
+        format!(
+            "tables = {}, min rate = {}",
+            described.join(", "),
+            player.tables().min_rate()
+        )
+    };
+    log.write(&cli::header_for(
+        "eval",
+        &seed_text,
+        args.play.run.threads,
+        "the player (no network)",
+        &[
+            format!("search = {depth}, cutoff = {}", settings.cutoff),
+            tables_line,
+        ],
+    ))?;
+    log.write(&format!("evaluate: {plan}\n\n"))?;
+    let run = Run {
+        player: Player::Agent(&player),
+        spawns: args.play.spawns(),
+        seed,
+        threads: usize::from(args.play.run.threads),
+        plan,
+    };
+    let start = std::time::Instant::now();
+    let stats = session::evaluate(&run, &mut log, args.play.win)?;
+    let seconds = start.elapsed().as_secs_f64();
+    log.write(&format!(
+        "player: {:.0} moves per second ({} threads), {:.0} search nodes per searched move\n{}\n\n",
+        stats.moves as f64 / seconds,
+        args.play.run.threads,
+        stats.nodes as f64
+            / player
+                .sources()
+                .counts()
+                .next()
+                .map_or(1, |(_, n)| n.max(1)) as f64,
+        player.sources(),
+    ))?;
     Ok(())
 }
 

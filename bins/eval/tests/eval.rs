@@ -282,3 +282,50 @@ fn downgrading_plays_on_past_its_threshold() {
     let output = eval(&["--downgrade", "300"], dir.path());
     assert!(text(&output.stderr).contains("is not a tile"));
 }
+
+#[test]
+fn the_player_plays_with_a_table_set_and_counts_its_sources() {
+    let dir = tempfile::tempdir().unwrap();
+    // A folder of tables as `tb-build set` writes it, with one small table.
+    let spec = tablebase::Spec::new(tablebase::Formation::find("L3x").unwrap(), 5, 0.1).unwrap();
+    let options = tablebase::builder::Options::default();
+    tablebase::builder::build(
+        &spec,
+        &dir.path().join("tables/L3x-32"),
+        options,
+        None,
+        &mut |_| {},
+    )
+    .unwrap();
+
+    let output = eval(
+        &[
+            "--player", "-d", "2p", "-e", "1x4", "-s", "p", "--tables", "tables", "missing",
+        ],
+        dir.path(),
+    );
+    let stdout = text(&output.stdout);
+    let stderr = text(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // A table that cannot be read is one line, and the player goes on.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("table missing left out"), "{stderr}");
+    assert!(stdout.contains("tables = L3x-32 ("), "{stdout}");
+    let sources = stdout
+        .lines()
+        .find(|line| line.starts_with("moves by source: search "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let count = |name: &str| -> u64 {
+        let after = sources.split(&format!("{name} ")).nth(1).unwrap();
+        after.split(['(', ')']).nth(1).unwrap().parse().unwrap()
+    };
+    assert!(count("L3x-32") > 0, "the table plays: {sources}");
+    assert!(count("search") > 0, "{sources}");
+    assert!(summary_average(&stdout) > 5000.0, "{stdout}");
+    // Without tables the search plays every move.
+    let output = eval(
+        &["--player", "-d", "2p", "-e", "1x1", "-s", "p"],
+        dir.path(),
+    );
+    assert!(text(&output.stdout).contains("moves by source: search 100.0%"));
+}

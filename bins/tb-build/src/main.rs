@@ -105,9 +105,44 @@ enum Command {
         #[arg(long, default_value_t = 100)]
         samples: usize,
     },
+    /// Builds (or finishes building) a set of tables, one folder each in
+    /// DIR: by default the player's (docs/player.md), for `eval --player
+    /// --tables DIR`
+    Set {
+        /// Tables named FORMATION-TARGET (L3-256), or `player` for the
+        /// player's set
+        #[arg(default_value = "player")]
+        tables: Vec<String>,
+        /// The folder of the tables' folders
+        #[arg(short = 'o', long, value_name = "DIR", default_value = "tables")]
+        output: PathBuf,
+        /// Memory budget of each build (e.g. 4G) [default: half the memory
+        /// available now]
+        #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
+        memory: Option<u64>,
+        /// Threads [default: all cores]
+        #[arg(short = 'p', long, value_parser = cli::threads_parser())]
+        threads: Option<u16>,
+    },
     /// Lists the built-in formations
     List,
 }
+
+/// The tables the player of `eval --player` uses (docs/player.md): L3 (six
+/// large tiles in a 3x2 block in a corner) and 4421 (five: three along an
+/// edge, two beside them), each seeded with every arrangement (`L3x`,
+/// `4421x`: the positions games meet), for the targets where they played
+/// moves in the measured games.
+const PLAYER_SET: &[&str] = &[
+    "L3x-32",
+    "L3x-64",
+    "L3x-128",
+    "L3x-256",
+    "L3x-512",
+    "4421x-32",
+    "4421x-64",
+    "4421x-128",
+];
 
 fn main() -> ExitCode {
     cli::main_with("tb-build", || match Args::parse().command {
@@ -144,6 +179,21 @@ fn main() -> ExitCode {
                 },
                 memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)),
             )
+        }
+        Command::Set {
+            tables,
+            output,
+            memory,
+            threads,
+        } => {
+            tune_allocator(memory.is_some());
+            if let Some(threads) = threads {
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(usize::from(threads))
+                    .build_global()
+                    .context("starting the threads")?;
+            }
+            build_set(&tables, &output, memory)
         }
         Command::Query { table, board } => query(&table, &board),
         Command::Info { table } => info(&table),
@@ -207,6 +257,57 @@ fn parse_prune(text: &str) -> Result<f64, String> {
         Ok(rate) if (0.0..1.0).contains(&rate) => Ok(rate),
         _ => Err(format!("{text:?} is not a rate from 0 up to 1")),
     }
+}
+
+/// Builds each table of `names` (or of the player's set, for `player`) in
+/// its own folder of `dir`, one after another; a finished table is left as
+/// it is, a half-built one is finished.
+fn build_set(names: &[String], dir: &Path, memory: Option<u64>) -> anyhow::Result<()> {
+    let names: Vec<&str> = names
+        .iter()
+        .flat_map(|name| match name.as_str() {
+            "player" => PLAYER_SET.to_vec(),
+            name => vec![name],
+        })
+        .collect();
+    // Every name is checked before anything is built.
+    let specs = names
+        .iter()
+        .map(|name| {
+            let (formation, target) = name.rsplit_once('-').with_context(|| {
+                format!("{name:?} is not a table's name (FORMATION-TARGET, as L3-256)")
+            })?;
+            let target = cli::parse_tile(target)
+                .map_err(|problem| anyhow::anyhow!("{name:?}: {problem}"))?;
+            Ok(Spec::new(Formation::find(formation)?, target, 0.1)?)
+        })
+        .collect::<anyhow::Result<Vec<Spec>>>()?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let start = std::time::Instant::now();
+    for (index, spec) in specs.iter().enumerate() {
+        let _ = writeln!(
+            std::io::stdout(),
+            "table {} of {}: {}",
+            index + 1,
+            specs.len(),
+            spec.name()
+        );
+        build(
+            spec,
+            &dir.join(spec.name()),
+            Options::default(),
+            memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)),
+        )?;
+    }
+    let _ = writeln!(
+        std::io::stdout(),
+        "set done: {} table{} in {} ({:.0} s)",
+        specs.len(),
+        if specs.len() == 1 { "" } else { "s" },
+        dir.display(),
+        start.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyhow::Result<()> {

@@ -809,3 +809,44 @@ fn a_killed_build_of_a_free_formation_resumes_to_the_same_files() {
         ],
     );
 }
+
+#[test]
+fn a_set_builds_each_table_in_its_folder_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = tb_build(
+        &["set", "L3x-32", "L3-32", "-o", "set", "-p", "1"],
+        dir.path(),
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(stdout.contains("table 1 of 2: L3x-32") && stdout.contains("table 2 of 2: L3-32"));
+    assert!(stdout.contains("set done: 2 tables in set"), "{stdout}");
+    for table in ["set/L3x-32", "set/L3-32"] {
+        assert!(
+            tb_build(&["verify", table, "--samples", "5"], dir.path())
+                .status
+                .success()
+        );
+    }
+    // Run again, the finished tables are left as they are.
+    let again = tb_build(&["set", "L3x-32", "-o", "set"], dir.path());
+    assert!(text(&again.stdout).contains("the table is already complete"));
+    // Every name is checked before anything is built.
+    for (name, problem) in [
+        ("L3-33", "is not a tile"),
+        ("L3", "FORMATION-TARGET"),
+        ("Lx-32", "unknown formation"),
+    ] {
+        let output = tb_build(&["set", "L3-64", name, "-o", "bad"], dir.path());
+        assert!(!output.status.success());
+        let stderr = text(&output.stderr);
+        assert!(
+            stderr.contains(problem) && stderr.lines().count() == 1,
+            "{name}: {stderr}"
+        );
+        assert!(
+            !dir.path().join("bad/L3-64").exists(),
+            "{name}: nothing built"
+        );
+    }
+}

@@ -49,7 +49,7 @@ pub use episode::{Choice, Outcome, best_move, play, play_searched};
 pub use error::Error;
 pub use game::{Game, Values};
 pub use log::Log;
-pub use run::{Block, Plan, Player, Run, play_episodes, run_blocks};
+pub use run::{Agent, Block, Plan, Player, Run, play_episodes, run_blocks};
 pub use seed::{episode_rng, seed_from_text};
 pub use stats::{Stats, TILE_KINDS, TileRow, block_report, summary};
 

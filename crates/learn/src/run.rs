@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use board::SpawnRule;
 use ntuple::Network;
+use rand_pcg::Pcg64Mcg;
 use search::{Evaluator, TranspositionTable};
 use serde::{Deserialize, Serialize};
 
@@ -78,6 +79,17 @@ pub enum Player<'a> {
         /// reaches this exponent (TDL2048+'s `-h`); `None`: the 64-bit board.
         downgrade: Option<u8>,
     },
+    /// Any other player of whole games ([`Agent`]); it does not learn.
+    Agent(&'a dyn Agent),
+}
+
+/// A player of whole games that chooses its moves its own way (the
+/// `player` crate's, with endgame tables and its own search): the run
+/// hands it each episode's spawn rule and generator.
+pub trait Agent: Sync {
+    /// Plays one game from a fresh board, spawning as `spawns` says with
+    /// `rng`, and tells how it went.
+    fn play(&self, spawns: SpawnRule, rng: &mut Pcg64Mcg) -> Outcome;
 }
 
 impl fmt::Debug for Player<'_> {
@@ -85,6 +97,7 @@ impl fmt::Debug for Player<'_> {
         match self {
             Self::Greedy { learning, .. } => write!(f, "Greedy {{ learning: {learning:?} }}"),
             Self::Search { settings, .. } => write!(f, "Search {{ settings: {settings:?} }}"),
+            Self::Agent(_) => f.write_str("Agent"),
         }
     }
 }
@@ -156,6 +169,7 @@ impl Run<'_> {
                     };
                     episode::play_searched(evaluator, settings, table, downgrade, &mut rng)
                 }
+                Player::Agent(agent) => agent.play(self.spawns, &mut rng),
             }
         };
         play_episodes(size, self.threads, play)

@@ -9,6 +9,7 @@ use crate::slide::{LARGE, Large};
 use crate::{Canon, Error, hex};
 
 mod builtin;
+mod every;
 
 /// A formation: the shape an endgame keeps while it is played out.
 ///
@@ -160,8 +161,10 @@ impl Formation {
         Self::new(spec)
     }
 
-    /// A built-in name, or else a formation file ([`FormationSpec`]): TOML
-    /// when its name ends in `.toml`, JSON otherwise.
+    /// A built-in name, a built-in name with an `x` after it (seeded with
+    /// every arrangement: [`Formation::with_every_seed`]), or else a
+    /// formation file ([`FormationSpec`]): TOML when its name ends in
+    /// `.toml`, JSON otherwise.
     ///
     /// A name with an extension or a folder in it is taken for a file, so
     /// that a mistyped path is reported as a missing file rather than as an
@@ -173,6 +176,11 @@ impl Formation {
     pub fn find(name_or_path: &str) -> Result<Self, Error> {
         if builtin::names().any(|name| name == name_or_path) {
             return Self::builtin(name_or_path);
+        }
+        if let Some(name) = name_or_path.strip_suffix(every::SUFFIX)
+            && builtin::names().any(|known| known == name)
+        {
+            return Self::builtin(name)?.with_every_seed();
         }
         let path = Path::new(name_or_path);
         let names_a_file = path.extension().is_some() || path.components().count() > 1;

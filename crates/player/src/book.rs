@@ -1,0 +1,245 @@
+//! One endgame table held in memory for play: the rate of every move of a
+//! game's position, read in a few hundred nanoseconds.
+
+use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use board::{Board, Direction, Symmetry, WideBoard};
+use tablebase::{Large, Mover, Spec, Table, tile_sum};
+
+use crate::packed::PackedLayer;
+
+/// An endgame table loaded whole for play, shared by all threads.
+///
+/// A table for target T with n walls answers "how do I make a T here,
+/// keeping n large tiles in place" (../shared/docs/tablebase.md): its walls
+/// are large tiles (0xF, which never merge), whatever they are. A game
+/// position is read by it when its n largest tiles differ from each other,
+/// stand in the table's walls (in one of the eight orientations), and the
+/// smallest of them is T itself, beside a cell where the table's target
+/// counts, every other tile being smaller ([`Book::masked`]): the T the
+/// table makes then merges into the walls' T and on up.
+///
+/// Its layers are read into memory, packed, when it is opened: read from
+/// the layer files, each lookup would decompress a block (tens of
+/// microseconds), and a move asks for four.
+#[derive(Debug)]
+pub struct Book {
+    name: String,
+    spec: Spec,
+    mover: Mover,
+    /// The number of large tiles of every position of the table.
+    large: u32,
+    layers: Vec<PackedLayer>,
+}
+
+impl Book {
+    /// Opens the table built in `dir` and reads every layer.
+    ///
+    /// # Errors
+    /// What [`Table::open`] and reading its layers give: a missing,
+    /// unfinished or damaged table; [`tablebase::Error::File`] for a table
+    /// of the variants (2x4, 3x3, 3x4), whose walls never move as a game's
+    /// large tiles do.
+    pub fn open(dir: &Path) -> Result<Self, tablebase::Error> {
+        let table = Table::open(dir)?;
+        let spec = table.spec().clone();
+        if spec.formation().large() == Large::Wall {
+            return Err(tablebase::Error::File {
+                path: dir.to_owned(),
+                problem: format!(
+                    "{} is a table of a variant board, whose walls never move: it does not play 2048",
+                    spec.name()
+                ),
+            });
+        }
+        let layers = read_layers(&table)?;
+        let seed = spec.formation().seeds()[0];
+        Ok(Self {
+            name: spec.name(),
+            mover: Mover::new(spec.formation().large()),
+            large: large_tiles(seed),
+            layers,
+            spec,
+        })
+    }
+
+    /// The table's name, `L3-512`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the table is.
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+
+    /// The bytes of memory its positions and rates take.
+    pub fn bytes(&self) -> u64 {
+        self.layers.iter().map(PackedLayer::bytes).sum()
+    }
+
+    /// The number of large tiles of its positions: its walls.
+    pub fn walls(&self) -> u32 {
+        self.large
+    }
+
+    /// The number of positions it holds.
+    pub fn positions(&self) -> u64 {
+        self.layers.iter().map(|layer| layer.len() as u64).sum()
+    }
+
+    /// The board as this table sees it, and its layer: the table's number
+    /// of largest tiles read as large tiles, its walls. `None` if the table
+    /// has nothing to say about it: those tiles must differ from each
+    /// other (a chain, not tiles waiting to merge), the smallest of them
+    /// must be the target itself (the table then makes a second one, to
+    /// merge down the chain), every other tile smaller, and their sum one
+    /// of the table's layers.
+    pub fn masked(&self, board: WideBoard) -> Option<(u64, usize)> {
+        let target = self.spec.target();
+        let exponents = board.exponents();
+        let mut sorted = exponents;
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let walls = self.large as usize;
+        let smallest_wall = sorted[walls.checked_sub(1)?];
+        let distinct = sorted[..walls].windows(2).all(|pair| pair[0] > pair[1]);
+        if smallest_wall != target
+            || !distinct
+            || sorted.get(walls).is_some_and(|&next| next >= target)
+        {
+            return None;
+        }
+        let masked = exponents
+            .iter()
+            .enumerate()
+            .fold(0u64, |masked, (cell, &exponent)| {
+                let nibble = if exponent >= target { 0xF } else { exponent };
+                masked | u64::from(nibble) << (4 * cell)
+            });
+        let layer = self.spec.layer_of_sum(tile_sum(masked))?;
+        Some((masked, layer))
+    }
+
+    /// The success rate of each move of `board` (a position to move from,
+    /// with its real tiles), in [`Direction::ALL`] order: `None` for a move
+    /// that changes nothing or leaves the formation, and all `None` where
+    /// the table does not apply ([`Book::masked`], or no orientation of the
+    /// board fits the formation with its smallest wall beside a target
+    /// cell). A move to a position the table does not hold reads 0, as the
+    /// table's own builder reads it (for a player that is a move to leave
+    /// to the search; `tb-build query` solves such positions instead).
+    ///
+    /// A board that fits the formation in several orientations is read in
+    /// the one whose best move is best.
+    pub fn move_rates(&self, board: WideBoard) -> [Option<f32>; 4] {
+        let Some((masked, layer)) = self.masked(board) else {
+            return [None; 4];
+        };
+        let end = smallest_wall(board.exponents(), self.large as usize);
+        let formation = self.spec.formation();
+        let canon = formation.canon();
+        let layer = &self.layers[layer];
+        let mut best: ([Option<f32>; 4], f32) = ([None; 4], f32::MIN);
+        for symmetry in Symmetry::ALL {
+            let seen = Board::from_raw(masked).transform(symmetry).raw();
+            // The new tile must be made where it merges into the chain.
+            let beside = neighbours(symmetry.cell(end)) & nibble_cells(formation.target_cells());
+            if !formation.holds(seen) || beside == 0 {
+                continue;
+            }
+            let rates = Direction::ALL.map(|direction| {
+                let moved = self.mover.slide(seen, symmetry.direction(direction));
+                (moved != seen && formation.fits(moved)).then(|| layer.rate(canon.canonical(moved)))
+            });
+            let top = rates.iter().flatten().copied().fold(f32::MIN, f32::max);
+            if top > best.1 {
+                best = (rates, top);
+            }
+        }
+        best.0
+    }
+}
+
+/// The cell of the smallest of the `walls` largest tiles.
+fn smallest_wall(exponents: [u8; 16], walls: usize) -> usize {
+    let mut cells: [usize; 16] = std::array::from_fn(|cell| cell);
+    cells.sort_unstable_by(|&a, &b| exponents[b].cmp(&exponents[a]));
+    cells[walls - 1]
+}
+
+/// The cells beside `cell`, as a mask of cells.
+fn neighbours(cell: usize) -> u16 {
+    let (row, column) = (cell / 4, cell % 4);
+    let mut mask = 0u16;
+    if row > 0 {
+        mask |= 1 << (cell - 4);
+    }
+    if row < 3 {
+        mask |= 1 << (cell + 4);
+    }
+    if column > 0 {
+        mask |= 1 << (cell - 1);
+    }
+    if column < 3 {
+        mask |= 1 << (cell + 1);
+    }
+    mask
+}
+
+/// The cells whose nibble in `nibbles` is not 0, as a mask of cells.
+fn nibble_cells(nibbles: u64) -> u16 {
+    (0..16).fold(0, |mask, cell| {
+        if (nibbles >> (4 * cell)) & 0xF != 0 {
+            mask | 1 << cell
+        } else {
+            mask
+        }
+    })
+}
+
+/// Every layer of `table`, packed, read on as many threads as the machine
+/// has (each layer's blocks are decompressed once).
+fn read_layers(table: &Table) -> Result<Vec<PackedLayer>, tablebase::Error> {
+    let steps = table.spec().steps();
+    let next = AtomicUsize::new(0);
+    let layers: Mutex<Vec<Option<PackedLayer>>> = Mutex::new((0..steps).map(|_| None).collect());
+    let read = || -> Result<(), tablebase::Error> {
+        loop {
+            let index = next.fetch_add(1, Relaxed);
+            if index >= steps {
+                return Ok(());
+            }
+            let file = table.layer(index)?;
+            let positions = file.header().positions as usize;
+            let (mut boards, mut rates) =
+                (Vec::with_capacity(positions), Vec::with_capacity(positions));
+            file.visit_blocks(|block_boards, block_rates| {
+                boards.extend_from_slice(block_boards);
+                rates.extend_from_slice(block_rates);
+                Ok(())
+            })?;
+            let packed = PackedLayer::new(&boards, &rates);
+            layers.lock().expect("no reader panics")[index] = Some(packed);
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    std::thread::scope(|scope| {
+        let readers: Vec<_> = (0..threads).map(|_| scope.spawn(read)).collect();
+        readers
+            .into_iter()
+            .try_for_each(|reader| reader.join().expect("no reader panics"))
+    })?;
+    Ok(layers
+        .into_inner()
+        .expect("no reader panics")
+        .into_iter()
+        .map(|layer| layer.expect("every layer read"))
+        .collect())
+}
+
+/// The number of large tiles (0xF nibbles) of a board.
+fn large_tiles(board: u64) -> u32 {
+    (board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111).count_ones()
+}

@@ -1,0 +1,150 @@
+//! Whole games: each move from an endgame table where one applies, else
+//! from the search.
+
+use board::{Direction, SpawnRule, WideBoard};
+use learn::{Agent, Outcome};
+use rand_pcg::Pcg64Mcg;
+
+use crate::search::{Search, Settings};
+use crate::snake::Snake;
+use crate::sources::Sources;
+use crate::tables::Tables;
+
+/// A player of whole games on the wide board (so that 65536 is made and
+/// counted): the [`Tables`]' move where one applies with a good enough
+/// rate, else the [`Search`]'s.
+///
+/// The search sees the board downgraded at 32768 (TDL2048+'s `-h 32768`):
+/// once a 32768 is made, tiles above the smallest missing one move down one
+/// in its copy, so that the search never meets a tile it cannot hold. The
+/// tables see the real tiles (every one above their target is a large tile
+/// to them anyway).
+#[derive(Debug)]
+pub struct Player {
+    snake: Snake,
+    settings: Settings,
+    tables: Tables,
+    sources: Sources,
+}
+
+impl Player {
+    /// A player searching as `settings` say, with `tables` (which may be
+    /// empty).
+    pub fn new(settings: Settings, tables: Tables) -> Self {
+        let sources = Sources::new(&tables);
+        Self {
+            snake: Snake::new(),
+            settings,
+            tables,
+            sources,
+        }
+    }
+
+    /// The tables it plays with.
+    pub fn tables(&self) -> &Tables {
+        &self.tables
+    }
+
+    /// Its tables, given back (to play them in another player).
+    pub fn into_tables(self) -> Tables {
+        self.tables
+    }
+
+    /// How many moves each source chose so far, over all games.
+    pub fn sources(&self) -> &Sources {
+        &self.sources
+    }
+
+    /// A search for one game, with this player's settings and an empty
+    /// cache.
+    pub fn search(&self) -> Search<'_> {
+        Search::new(&self.snake, self.settings)
+    }
+
+    /// The move for `board` and where it came from, or `None` if no move
+    /// is legal; `search` is the game's ([`Player::search`]).
+    ///
+    /// Where a table advises ([`Tables::advise`]), its best move is
+    /// played; if several moves come within 0.0001 of the best rate (a
+    /// table whose target is nearly certain rates many moves alike), the
+    /// search chooses among them, since the table has no reason to prefer
+    /// one. Otherwise the search plays, on the board downgraded at 32768.
+    pub fn choose(&self, board: WideBoard, search: &mut Search<'_>) -> Option<(Direction, Source)> {
+        let seen = board.downgraded(DOWNGRADE_AT);
+        let (source, allowed) = match self.tables.advise(board) {
+            Some((table, rates)) => {
+                let best = rates.iter().flatten().copied().fold(f32::MIN, f32::max);
+                let near = rates.map(|rate| rate.is_some_and(|rate| rate >= best - NEAR));
+                (Source::Table(table), near)
+            }
+            None => (Source::Search, [true; 4]),
+        };
+        let mut candidates = Direction::ALL
+            .into_iter()
+            .filter(|direction| allowed[direction.index()]);
+        if let (Source::Table(_), Some(only), None) = (source, candidates.next(), candidates.next())
+        {
+            return Some((only, source));
+        }
+        let chosen = search
+            .choose_among(seen, allowed)
+            .map(|choice| choice.direction);
+        // The copy moves as the board does unless clamping made them differ:
+        // then the board's first legal move.
+        chosen
+            .filter(|&direction| board.slide(direction).is_some())
+            .or_else(|| {
+                board
+                    .afterstates()
+                    .iter()
+                    .next()
+                    .map(|(direction, _)| direction)
+            })
+            .map(|direction| (direction, source))
+    }
+}
+
+/// Where a move came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The search, no table applying.
+    Search,
+    /// The table of this index among the player's [`Tables`].
+    Table(usize),
+}
+
+/// How close to a table's best rate a move must come to count as just as
+/// good.
+const NEAR: f32 = 1e-4;
+
+/// Where the search's copy of the board is downgraded: at 32768, the first
+/// tile a 64-bit board cannot merge into a larger one.
+const DOWNGRADE_AT: u8 = 15;
+
+impl Agent for Player {
+    fn play(&self, spawns: SpawnRule, rng: &mut Pcg64Mcg) -> Outcome {
+        let settings = Settings {
+            spawns,
+            ..self.settings
+        };
+        let mut search = Search::new(&self.snake, settings);
+        let mut board = WideBoard::from(spawns.initial(rng));
+        let (mut score, mut moves) = (0u64, 0u64);
+        while let Some((direction, source)) = self.choose(board, &mut search) {
+            self.sources.count(source);
+            let afterstate = board.slide(direction).expect("a legal move");
+            score += u64::from(afterstate.reward);
+            moves += 1;
+            let (cell, exponent) = spawns
+                .draw(afterstate.board.empty_mask(), rng)
+                .expect("a legal move leaves an empty cell");
+            board = afterstate.board.with_tile(cell, exponent);
+        }
+        Outcome {
+            score,
+            moves,
+            max_tile: board.max_tile(),
+            nodes: search.nodes(),
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The player's search: expectimax over the [`Snake`] evaluator, cut off by
+//! probability and pruned where the position has gone bad.
+
+use board::{Board, Direction, SpawnRule};
+
+use crate::cache::Cache;
+use crate::snake::{Snake, weight};
+
+/// How the player searches.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Move layers, counting the root (TDL2048+'s plies: `4` searches the
+    /// root's moves, then three layers of spawns and moves).
+    pub plies: u8,
+    /// Chance nodes reached with a smaller probability than this (the
+    /// product of the spawns' probabilities on the way, each cell's share
+    /// included) are valued by the evaluator instead of searched.
+    pub cutoff: f32,
+    /// How tiles spawn.
+    pub spawns: SpawnRule,
+}
+
+impl Settings {
+    /// A search of `plies` move layers with the classic bots' cutoff for
+    /// that depth, `2^-(plies + 3)`: the likely lines are searched to the
+    /// full depth, a 4 spawned on a board of many empty cells hardly at all.
+    pub fn new(plies: u8) -> Self {
+        Self {
+            plies,
+            cutoff: (-f32::from(plies) - 3.0).exp2(),
+            spawns: SpawnRule::STANDARD,
+        }
+    }
+}
+
+/// An expectimax search of the [`Snake`] evaluator, for one thread.
+///
+/// - A chance node (a board after a move, before the spawn) is worth the
+///   evaluator's value when no move layer is left, when it was reached with
+///   a probability below [`Settings::cutoff`], or when its value is already
+///   below the *pass* value (twice the weight of the root's largest tile,
+///   when the root itself is not in trouble): a position that bad is not
+///   worth the time, and searching its children only confirms it.
+///   Otherwise it averages, over its empty cells, the value after a 2 and
+///   after a 4, weighted by the spawn rule.
+/// - A move node is worth its best move's chance node, or the *dead* value
+///   (far below anything a live board scores) if no move is legal.
+///
+/// Rewards do not count: the evaluator's shape stands for the score to
+/// come. Chance nodes are kept in a cache for the whole game.
+#[derive(Clone, Debug)]
+pub struct Search<'a> {
+    snake: &'a Snake,
+    settings: Settings,
+    cache: Cache,
+    pass: f32,
+    dead: f32,
+    nodes: u64,
+}
+
+/// The move a search chose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Choice {
+    /// The move.
+    pub direction: Direction,
+    /// Its searched value.
+    pub value: f32,
+}
+
+impl<'a> Search<'a> {
+    /// The size of the cache, in slots: 2^22 of 16 bytes, 64 MiB a thread.
+    const CACHE_BITS: u32 = 22;
+
+    /// A search of `snake` as `settings` say, with an empty cache.
+    pub fn new(snake: &'a Snake, settings: Settings) -> Self {
+        Self {
+            snake,
+            settings,
+            cache: Cache::new(Self::CACHE_BITS),
+            pass: f32::MIN,
+            dead: f32::MIN,
+            nodes: 0,
+        }
+    }
+
+    /// Forgets what earlier searches found: for a new game.
+    pub fn new_game(&mut self) {
+        self.cache.clear();
+    }
+
+    /// The nodes visited so far.
+    pub fn nodes(&self) -> u64 {
+        self.nodes
+    }
+
+    /// The best move on `board`, or `None` if no move is legal; the first
+    /// of equals in the order up, right, down, left.
+    pub fn choose(&mut self, board: Board) -> Option<Choice> {
+        self.choose_among(board, [true; 4])
+    }
+
+    /// The best of the legal moves of `board` that `allowed` allows (in
+    /// [`Direction::ALL`] order), or `None` if there is none.
+    pub fn choose_among(&mut self, board: Board, allowed: [bool; 4]) -> Option<Choice> {
+        let largest = weight(board.max_tile()) as f32;
+        self.pass = if self.snake.value(board) >= 0 {
+            2.0 * largest
+        } else {
+            f32::MIN
+        };
+        self.dead = -(2.0 * largest).max(131_072.0);
+        let layers = u32::from(self.settings.plies.max(1)) - 1;
+        let mut best: Option<Choice> = None;
+        for (direction, afterstate) in board.afterstates().iter() {
+            if !allowed[direction.index()] {
+                continue;
+            }
+            let value = self.chance(afterstate.board, layers, 1.0);
+            if best.is_none_or(|best| value > best.value) {
+                best = Some(Choice { direction, value });
+            }
+        }
+        best
+    }
+
+    /// The value of an afterstate with `layers` move layers below it,
+    /// reached with `probability`.
+    fn chance(&mut self, afterstate: Board, layers: u32, probability: f32) -> f32 {
+        self.nodes += 1;
+        let value = self.snake.value(afterstate) as f32;
+        if layers == 0 || probability < self.settings.cutoff || value < self.pass {
+            return value;
+        }
+        if let Some(value) = self.cache.get(afterstate, layers, probability) {
+            return value;
+        }
+        let empty = afterstate.empty_mask();
+        let cells = empty.count_ones() as f32;
+        let four = self.settings.spawns.four_rate() as f32;
+        let two = 1.0 - four;
+        let mut sum = 0.0;
+        let mut left = empty;
+        while left != 0 {
+            let cell = left.trailing_zeros() as usize;
+            left &= left - 1;
+            let after_two = self.best(
+                afterstate.with_tile(cell, 1),
+                layers,
+                probability * two / cells,
+            );
+            sum += two * after_two;
+            if four > 0.0 {
+                let after_four = self.best(
+                    afterstate.with_tile(cell, 2),
+                    layers,
+                    probability * four / cells,
+                );
+                sum += four * after_four;
+            }
+        }
+        let value = sum / cells;
+        self.cache.put(afterstate, layers, probability, value);
+        value
+    }
+
+    /// The value of `board` to move on, with `layers` move layers to search
+    /// (this one included).
+    fn best(&mut self, board: Board, layers: u32, probability: f32) -> f32 {
+        self.nodes += 1;
+        board
+            .afterstates()
+            .iter()
+            .map(|(_, afterstate)| self.chance(afterstate.board, layers - 1, probability))
+            .fold(None, |best: Option<f32>, value| {
+                Some(best.map_or(value, |best| best.max(value)))
+            })
+            .unwrap_or(self.dead)
+    }
+}
