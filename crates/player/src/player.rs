@@ -1,10 +1,13 @@
 //! Whole games: each move from an endgame table where one applies, else
 //! from the search.
 
+use std::sync::Mutex;
+
 use board::{Direction, SpawnRule, WideBoard};
 use learn::{Agent, Outcome};
 use rand_pcg::Pcg64Mcg;
 
+use crate::cache::Cache;
 use crate::search::{Search, Settings};
 use crate::snake::Snake;
 use crate::sources::Sources;
@@ -25,6 +28,8 @@ pub struct Player {
     settings: Settings,
     tables: Tables,
     sources: Sources,
+    /// The caches of games that ended, for the next ones.
+    caches: Mutex<Vec<Cache>>,
 }
 
 impl Player {
@@ -37,6 +42,7 @@ impl Player {
             settings,
             tables,
             sources,
+            caches: Mutex::new(Vec::new()),
         }
     }
 
@@ -127,7 +133,11 @@ impl Agent for Player {
             spawns,
             ..self.settings
         };
-        let mut search = Search::new(&self.snake, settings);
+        let cache = self.caches.lock().expect("no game panics").pop();
+        let mut search = match cache {
+            Some(cache) => Search::with_cache(&self.snake, settings, cache),
+            None => Search::new(&self.snake, settings),
+        };
         let mut board = WideBoard::from(spawns.initial(rng));
         let (mut score, mut moves) = (0u64, 0u64);
         while let Some((direction, source)) = self.choose(board, &mut search) {
@@ -140,11 +150,16 @@ impl Agent for Player {
                 .expect("a legal move leaves an empty cell");
             board = afterstate.board.with_tile(cell, exponent);
         }
+        let nodes = search.nodes();
+        self.caches
+            .lock()
+            .expect("no game panics")
+            .push(search.into_cache());
         Outcome {
             score,
             moves,
             max_tile: board.max_tile(),
-            nodes: search.nodes(),
+            nodes,
         }
     }
 }

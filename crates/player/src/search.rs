@@ -73,10 +73,18 @@ impl<'a> Search<'a> {
 
     /// A search of `snake` as `settings` say, with an empty cache.
     pub fn new(snake: &'a Snake, settings: Settings) -> Self {
+        Self::with_cache(snake, settings, Cache::new(Self::CACHE_BITS))
+    }
+
+    /// The same with `cache`, emptied, as its cache: a player's games
+    /// reuse their caches, where a new one faults in its pages afresh (a
+    /// sixth of the CPU time of 200 games, in the system).
+    pub(crate) fn with_cache(snake: &'a Snake, settings: Settings, mut cache: Cache) -> Self {
+        cache.clear();
         Self {
             snake,
             settings,
-            cache: Cache::new(Self::CACHE_BITS),
+            cache,
             pass: f32::MIN,
             dead: f32::MIN,
             nodes: 0,
@@ -86,6 +94,11 @@ impl<'a> Search<'a> {
     /// Forgets what earlier searches found: for a new game.
     pub fn new_game(&mut self) {
         self.cache.clear();
+    }
+
+    /// Its cache, for another game.
+    pub(crate) fn into_cache(self) -> Cache {
+        self.cache
     }
 
     /// The nodes visited so far.
