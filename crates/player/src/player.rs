@@ -135,7 +135,10 @@ impl Agent for Player {
         };
         let cache = self.caches.lock().expect("no game panics").pop();
         let mut search = match cache {
-            Some(cache) => Search::with_cache(&self.snake, settings, cache),
+            Some(mut cache) => {
+                cache.clear();
+                Search::with_cache(&self.snake, settings, cache)
+            }
             None => Search::new(&self.snake, settings),
         };
         let mut board = WideBoard::from(spawns.initial(rng));
