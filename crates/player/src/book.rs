@@ -15,11 +15,12 @@ use crate::packed::PackedLayer;
 /// A table for target T with n walls answers "how do I make a T here,
 /// keeping n large tiles in place" (../shared/docs/tablebase.md): its walls
 /// are large tiles (0xF, which never merge), whatever they are. A game
-/// position is read by it when its n largest tiles differ from each other,
-/// stand in the table's walls (in one of the eight orientations), and the
-/// smallest of them is T itself, beside a cell where the table's target
-/// counts, every other tile being smaller ([`Book::masked`]): the T the
-/// table makes then merges into the walls' T and on up.
+/// position is read by it when its n largest tiles differ from each other
+/// and stand in the table's walls (in one of the eight orientations), every
+/// other tile is smaller than T, and the smallest wall beside a cell where
+/// the table's target counts is T itself ([`Book::masked`],
+/// [`Book::move_rates`]): the T the table makes there merges into that
+/// wall and on up.
 ///
 /// Its layers are read into memory, packed, when it is opened: read from
 /// the layer files, each lookup would decompress a block (tens of
@@ -93,10 +94,9 @@ impl Book {
     /// The board as this table sees it, and its layer: the table's number
     /// of largest tiles read as large tiles, its walls. `None` if the table
     /// has nothing to say about it: those tiles must differ from each
-    /// other (a chain, not tiles waiting to merge), the smallest of them
-    /// must be the target itself (the table then makes a second one, to
-    /// merge down the chain), every other tile smaller, and their sum one
-    /// of the table's layers.
+    /// other (a chain, not tiles waiting to merge), every other tile must
+    /// be smaller than the target, and their sum one of the table's
+    /// layers. (Where the target is made is [`Book::move_rates`]' to say.)
     pub fn masked(&self, board: WideBoard) -> Option<(u64, usize)> {
         let target = self.spec.target();
         let exponents = board.exponents();
@@ -105,17 +105,18 @@ impl Book {
         let walls = self.large as usize;
         let smallest_wall = sorted[walls.checked_sub(1)?];
         let distinct = sorted[..walls].windows(2).all(|pair| pair[0] > pair[1]);
-        if smallest_wall != target
-            || !distinct
-            || sorted.get(walls).is_some_and(|&next| next >= target)
-        {
+        if !distinct || sorted.get(walls).is_some_and(|&next| next >= target) {
             return None;
         }
         let masked = exponents
             .iter()
             .enumerate()
             .fold(0u64, |masked, (cell, &exponent)| {
-                let nibble = if exponent >= target { 0xF } else { exponent };
+                let nibble = if exponent >= smallest_wall {
+                    0xF
+                } else {
+                    exponent
+                };
                 masked | u64::from(nibble) << (4 * cell)
             });
         let layer = self.spec.layer_of_sum(tile_sum(masked))?;
@@ -125,9 +126,9 @@ impl Book {
     /// The success rate of each move of `board` (a position to move from,
     /// with its real tiles), in [`Direction::ALL`] order: `None` for a move
     /// that changes nothing or leaves the formation, and all `None` where
-    /// the table does not apply ([`Book::masked`], or no orientation of the
-    /// board fits the formation with its smallest wall beside a target
-    /// cell). A move to a position the table does not hold reads 0, as the
+    /// the table does not apply ([`Book::masked`], or in no orientation
+    /// that fits the formation is the smallest wall beside a target cell
+    /// the target). A move to a position the table does not hold reads 0, as the
     /// table's own builder reads it (for a player that is a move to leave
     /// to the search; `tb-build query` solves such positions instead).
     ///
@@ -137,16 +138,28 @@ impl Book {
         let Some((masked, layer)) = self.masked(board) else {
             return [None; 4];
         };
-        let end = smallest_wall(board.exponents(), self.large as usize);
+        let exponents = board.exponents();
+        let target = self.spec.target();
         let formation = self.spec.formation();
+        let targets = nibble_cells(formation.target_cells());
         let canon = formation.canon();
         let layer = &self.layers[layer];
         let mut best: ([Option<f32>; 4], f32) = ([None; 4], f32::MIN);
         for symmetry in Symmetry::ALL {
             let seen = Board::from_raw(masked).transform(symmetry).raw();
-            // The new tile must be made where it merges into the chain.
-            let beside = neighbours(symmetry.cell(end)) & nibble_cells(formation.target_cells());
-            if !formation.holds(seen) || beside == 0 {
+            if !formation.holds(seen) {
+                continue;
+            }
+            // The target is the tile it merges with: the smallest wall
+            // beside a cell where the table makes it.
+            let inverse = symmetry.inverse();
+            let beside = (0..16)
+                .filter(|&cell| targets & (1 << cell) != 0 && seen >> (4 * cell) & 0xF != 0xF)
+                .flat_map(|cell| cells_of(neighbours(cell)))
+                .filter(|&cell| seen >> (4 * cell) & 0xF == 0xF)
+                .map(|cell| exponents[inverse.cell(cell)])
+                .min();
+            if beside != Some(target) {
                 continue;
             }
             let rates = Direction::ALL.map(|direction| {
@@ -162,11 +175,9 @@ impl Book {
     }
 }
 
-/// The cell of the smallest of the `walls` largest tiles.
-fn smallest_wall(exponents: [u8; 16], walls: usize) -> usize {
-    let mut cells: [usize; 16] = std::array::from_fn(|cell| cell);
-    cells.sort_unstable_by(|&a, &b| exponents[b].cmp(&exponents[a]));
-    cells[walls - 1]
+/// The cells of a mask of cells.
+fn cells_of(mask: u16) -> impl Iterator<Item = usize> {
+    (0..16).filter(move |&cell| mask & (1 << cell) != 0)
 }
 
 /// The cells beside `cell`, as a mask of cells.

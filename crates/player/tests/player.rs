@@ -67,16 +67,8 @@ fn masking_reads_the_largest_tiles_as_walls() {
             "two walls alike are tiles waiting to merge, not a chain",
         ),
         (
-            "2 2 . . / . . . . / 2 64 128 2048 / 4 1024 512 256",
-            "the smallest wall is not the target",
-        ),
-        (
             "2 32 . . / . . . . / 2 32 64 128 / 4 1024 512 256",
             "a free tile is as large as the target",
-        ),
-        (
-            "2 2 . . / . . . . / 2 2 64 128 / 4 1024 512 256",
-            "five large tiles where the table has six",
         ),
         (
             "16 16 16 16 / 16 16 16 16 / 16 32 64 128 / 16 1024 512 256",
@@ -84,7 +76,17 @@ fn masking_reads_the_largest_tiles_as_walls() {
         ),
     ] {
         assert_eq!(book.masked(grid(board)), None, "{why}");
+        assert_eq!(book.move_rates(grid(board)), [None; 4], "{why}");
     }
+    // Five large tiles where the table has six: the sixth largest, a 4,
+    // is no wall of L3 in any orientation.
+    let five = grid("2 2 . . / . . . . / 2 2 64 128 / 4 1024 512 256");
+    assert_eq!(book.move_rates(five), [None; 4]);
+    // The walls stand, but the tile the table would make (32) merges with
+    // none of them: the walls beside free cells hold 64 and up.
+    let beside = grid("2 2 . . / . . . . / 2 64 128 2048 / 4 1024 512 256");
+    assert!(book.masked(beside).is_some());
+    assert_eq!(book.move_rates(beside), [None; 4]);
 }
 
 #[test]
