@@ -80,10 +80,15 @@ struct Args {
     cutoff: Option<f64>,
 
     /// Play with the strong player: endgame tables where they apply, its
-    /// own corner-anchored search elsewhere (docs/player.md); -d sets its
-    /// depth [default: 4p]
-    #[arg(long, conflicts_with_all = ["input", "adaptive", "limit", "cache", "peek", "downgrade"])]
+    /// own corner-anchored search elsewhere (docs/player.md)
+    #[arg(long, conflicts_with_all = ["input", "depth", "adaptive", "limit", "cache", "peek", "downgrade"])]
     player: bool,
+
+    /// The player's depth: plies, then deeper where few cells are empty
+    /// (3p,4p@5,5p@2: 4p with 5 empty cells or fewer, 5p with 2 or fewer)
+    /// [default: 3p,4p@5,5p@2]
+    #[arg(long, value_name = "DEPTHS", conflicts_with_all = ["input", "depth"])]
+    player_depth: Option<player::Depths>,
 
     /// The player's endgame tables, folders built by `tb-build build`
     /// (implies --player); a table that cannot be read is left out with a
@@ -111,7 +116,7 @@ fn parse_cutoff(text: &str) -> Result<f64, String> {
 }
 
 fn evaluate(args: Args) -> anyhow::Result<()> {
-    if args.player || !args.tables.is_empty() {
+    if args.player || !args.tables.is_empty() || args.player_depth.is_some() {
         return evaluate_player(&args);
     }
     anyhow::ensure!(
@@ -225,15 +230,18 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The player's depths unless told otherwise (docs/player.md).
+const DEFAULT_DEPTHS: &str = "3p,4p@5,5p@2";
+
 /// Plays with the strong player of the `player` crate, then prints which
 /// source chose the moves.
 fn evaluate_player(args: &Args) -> anyhow::Result<()> {
-    let depth = args
-        .depth
-        .unwrap_or_else(|| "4p".parse().expect("a valid depth"));
+    let depths = args
+        .player_depth
+        .unwrap_or_else(|| DEFAULT_DEPTHS.parse().expect("a valid depth"));
     let settings = player::Settings {
         spawns: args.play.spawns(),
-        ..player::Settings::new(depth.plies())
+        ..player::Settings::new(depths)
     };
     let (tables, problems) = player::Tables::open(&args.tables);
     for problem in problems {
@@ -270,7 +278,7 @@ fn evaluate_player(args: &Args) -> anyhow::Result<()> {
         args.play.run.threads,
         "the player (no network)",
         &[
-            format!("search = {depth}, cutoff = {}", settings.cutoff),
+            format!("search = {depths}, cutoff = 2^-(plies + 3)"),
             tables_line,
         ],
     ))?;

@@ -300,7 +300,16 @@ fn the_player_plays_with_a_table_set_and_counts_its_sources() {
 
     let output = eval(
         &[
-            "--player", "-d", "2p", "-e", "1x4", "-s", "p", "--tables", "tables", "missing",
+            "--player",
+            "--player-depth",
+            "2p",
+            "-e",
+            "1x4",
+            "-s",
+            "p",
+            "--tables",
+            "tables",
+            "missing",
         ],
         dir.path(),
     );
@@ -324,8 +333,21 @@ fn the_player_plays_with_a_table_set_and_counts_its_sources() {
     assert!(summary_average(&stdout) > 5000.0, "{stdout}");
     // Without tables the search plays every move.
     let output = eval(
-        &["--player", "-d", "2p", "-e", "1x1", "-s", "p"],
+        &["--player", "--player-depth", "2p", "-e", "1x1", "-s", "p"],
         dir.path(),
     );
     assert!(text(&output.stdout).contains("moves by source: search 100.0%"));
+    // Its depths are its own.
+    for (args, problem) in [
+        (&["--player", "-d", "3p"][..], "cannot be used with"),
+        (&["--player-depth", "3p,4p"][..], "is not a depth"),
+    ] {
+        let output = eval(args, dir.path());
+        assert!(!output.status.success());
+        assert!(
+            text(&output.stderr).contains(problem),
+            "{}",
+            text(&output.stderr)
+        );
+    }
 }

@@ -3,8 +3,8 @@
 //! comparison): the way docs/player.md compares depths and rates.
 //!
 //! ```sh
-//! cargo run --release -p player --example settings -- GAMES PLIES,... RATE,... [TABLES...]
-//! cargo run --release -p player --example settings -- 40 3,4 0.5,0.9 tables
+//! cargo run --release -p player --example settings -- GAMES DEPTHS/... RATE,... [TABLES...]
+//! cargo run --release -p player --example settings -- 40 3p/3p,4p@5,5p@2 0.5,0.9 tables
 //! ```
 //!
 //! Game `i` is seeded with `i`, so every setting plays the same games. Each
@@ -19,22 +19,22 @@ use std::time::Instant;
 
 use board::SpawnRule;
 use learn::{Agent, Outcome};
-use player::{Player, Settings, Tables};
+use player::{Depths, Player, Settings, Tables};
 use rand::SeedableRng;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let usage = "usage: settings GAMES PLIES,... RATE,... [TABLES...]";
-    let [games, plies, rates, tables @ ..] = args.as_slice() else {
+    let usage = "usage: settings GAMES DEPTHS/... RATE,... [TABLES...]";
+    let [games, depths, rates, tables @ ..] = args.as_slice() else {
         eprintln!("{usage}");
         std::process::exit(2);
     };
     let list = |text: &str| -> Vec<String> { text.split(',').map(str::to_owned).collect() };
-    let (Ok(games), Ok(plies), Ok(rates)) = (
+    let (Ok(games), Ok(depths), Ok(rates)) = (
         games.parse::<u64>(),
-        list(plies)
-            .iter()
-            .map(|p| p.parse::<u8>())
+        depths
+            .split('/')
+            .map(str::parse::<Depths>)
             .collect::<Result<Vec<_>, _>>(),
         list(rates)
             .iter()
@@ -49,13 +49,13 @@ fn main() {
     for problem in problems {
         eprintln!("warning: {problem}");
     }
-    for &plies in &plies {
+    for &depths in &depths {
         for &rate in &rates {
-            let player = Player::new(Settings::new(plies), tables.with_min_rate(rate));
+            let player = Player::new(Settings::new(depths), tables.with_min_rate(rate));
             let start = Instant::now();
             let outcomes = play(&player, games);
             let seconds = start.elapsed().as_secs_f64();
-            println!("{plies}p, min rate {rate}: {}", report(&outcomes, seconds));
+            println!("{depths}, min rate {rate}: {}", report(&outcomes, seconds));
             println!("  {}", player.sources());
             tables = player.into_tables();
         }

@@ -10,10 +10,10 @@
 //! ```
 //! use board::SpawnRule;
 //! use learn::Agent;
-//! use player::{Player, Settings, Tables};
+//! use player::{Depths, Player, Settings, Tables};
 //! use rand::SeedableRng;
 //!
-//! let player = Player::new(Settings::new(2), Tables::none());
+//! let player = Player::new(Settings::new(Depths::fixed(2)), Tables::none());
 //! let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
 //! let outcome = player.play(SpawnRule::STANDARD, &mut rng);
 //! assert!(outcome.max_tile >= 7, "a 2-ply search makes 128 at least");
@@ -22,6 +22,7 @@
 
 mod book;
 mod cache;
+mod depth;
 mod packed;
 mod player;
 mod search;
@@ -30,6 +31,7 @@ mod sources;
 mod tables;
 
 pub use book::Book;
+pub use depth::Depths;
 pub use player::{Player, Source};
 pub use search::{Choice, Search, Settings};
 pub use snake::Snake;

@@ -3,6 +3,7 @@
 
 use board::{Board, Direction, SpawnRule};
 
+use crate::Depths;
 use crate::cache::Cache;
 use crate::snake::{Snake, weight};
 
@@ -10,24 +11,26 @@ use crate::snake::{Snake, weight};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
     /// Move layers, counting the root (TDL2048+'s plies: `4` searches the
-    /// root's moves, then three layers of spawns and moves).
-    pub plies: u8,
+    /// root's moves, then three layers of spawns and moves), by the number
+    /// of empty cells of the board to move on.
+    pub depths: Depths,
     /// Chance nodes reached with a smaller probability than this (the
     /// product of the spawns' probabilities on the way, each cell's share
-    /// included) are valued by the evaluator instead of searched.
-    pub cutoff: f32,
+    /// included) are valued by the evaluator instead of searched; `None`:
+    /// the classic bots' cutoff for the move's depth, `2^-(plies + 3)`, so
+    /// that the likely lines are searched to the full depth and a 4
+    /// spawned on a board of many empty cells hardly at all.
+    pub cutoff: Option<f32>,
     /// How tiles spawn.
     pub spawns: SpawnRule,
 }
 
 impl Settings {
-    /// A search of `plies` move layers with the classic bots' cutoff for
-    /// that depth, `2^-(plies + 3)`: the likely lines are searched to the
-    /// full depth, a 4 spawned on a board of many empty cells hardly at all.
-    pub fn new(plies: u8) -> Self {
+    /// A search of `depths` with the classic cutoff and standard spawns.
+    pub fn new(depths: Depths) -> Self {
         Self {
-            plies,
-            cutoff: (-f32::from(plies) - 3.0).exp2(),
+            depths,
+            cutoff: None,
             spawns: SpawnRule::STANDARD,
         }
     }
@@ -37,7 +40,7 @@ impl Settings {
 ///
 /// - A chance node (a board after a move, before the spawn) is worth the
 ///   evaluator's value when no move layer is left, when it was reached with
-///   a probability below [`Settings::cutoff`], or when its value is already
+///   a probability below the cutoff ([`Settings::cutoff`]), or when its value is already
 ///   below the *pass* value (twice the weight of the root's largest tile,
 ///   when the root itself is not in trouble): a position that bad is not
 ///   worth the time, and searching its children only confirms it.
@@ -55,6 +58,8 @@ pub struct Search<'a> {
     cache: Cache,
     pass: f32,
     dead: f32,
+    /// The cutoff of the move being searched.
+    cutoff: f32,
     nodes: u64,
 }
 
@@ -91,6 +96,7 @@ impl<'a> Search<'a> {
             cache,
             pass: f32::MIN,
             dead: f32::MIN,
+            cutoff: 0.0,
             nodes: 0,
         }
     }
@@ -126,7 +132,12 @@ impl<'a> Search<'a> {
             f32::MIN
         };
         self.dead = -(2.0 * largest).max(131_072.0);
-        let layers = u32::from(self.settings.plies.max(1)) - 1;
+        let plies = self.settings.depths.plies(board.empty_count());
+        self.cutoff = self
+            .settings
+            .cutoff
+            .unwrap_or_else(|| (-f32::from(plies) - 3.0).exp2());
+        let layers = u32::from(plies) - 1;
         let mut best: Option<Choice> = None;
         for (direction, afterstate) in board.afterstates().iter() {
             if !allowed[direction.index()] {
@@ -145,7 +156,7 @@ impl<'a> Search<'a> {
     fn chance(&mut self, afterstate: Board, layers: u32, probability: f32) -> f32 {
         self.nodes += 1;
         let value = self.snake.value(afterstate) as f32;
-        if layers == 0 || probability < self.settings.cutoff || value < self.pass {
+        if layers == 0 || probability < self.cutoff || value < self.pass {
             return value;
         }
         if let Some(value) = self.cache.get(afterstate, layers, probability) {

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use board::{Board, Direction, SpawnRule, WideBoard};
 use learn::Agent;
-use player::{Book, Player, Search, Settings, Snake, Source, Tables};
+use player::{Book, Depths, Player, Search, Settings, Snake, Source, Tables};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use tablebase::builder::{self, Options};
@@ -122,7 +122,7 @@ fn a_position_in_a_table_reads_the_tables_rates() {
 fn a_position_in_a_table_gets_the_tables_best_move() {
     let (tables, problems) = Tables::open(&[l3_32().to_owned()]);
     assert!(problems.is_empty(), "{problems:?}");
-    let player = Player::new(Settings::new(2), tables);
+    let player = Player::new(Settings::new(Depths::fixed(2)), tables);
     let book = &player.tables().books()[0];
     // Positions of the table (small tiles in its free cells, the walls a
     // chain ending in 32), each with its moves' rates: the player plays a
@@ -172,7 +172,7 @@ fn a_position_in_a_table_gets_the_tables_best_move() {
 #[test]
 fn a_position_in_no_table_goes_to_the_search() {
     let (tables, _) = Tables::open(&[l3_32().to_owned()]);
-    let player = Player::new(Settings::new(2), tables);
+    let player = Player::new(Settings::new(Depths::fixed(2)), tables);
     let snake = Snake::new();
     for text in [
         "2 2 . . / . . . . / . . . . / . . . .",
@@ -181,7 +181,7 @@ fn a_position_in_no_table_goes_to_the_search() {
     ] {
         let board = grid(text);
         assert_eq!(player.tables().advise(board), None, "{text}");
-        let expected = Search::new(&snake, Settings::new(2))
+        let expected = Search::new(&snake, Settings::new(Depths::fixed(2)))
             .choose(board.low())
             .map(|choice| choice.direction);
         let chosen = player.choose(board, &mut player.search());
@@ -226,7 +226,7 @@ fn missing_or_damaged_tables_are_left_out_with_one_line_each() {
     }
     // The player goes on with what is left, and with no table at all.
     for tables in [tables, Tables::open(&[missing]).0] {
-        let player = Player::new(Settings::new(2), tables);
+        let player = Player::new(Settings::new(Depths::fixed(2)), tables);
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
         assert!(player.play(SpawnRule::STANDARD, &mut rng).moves > 100);
     }
@@ -326,7 +326,7 @@ proptest! {
         let board = random_board(seed, tiles);
         for (plies, four) in [(2u8, 0.1), (3, 0.0)] {
             let spawns = SpawnRule::new(four).unwrap();
-            let settings = Settings { cutoff: 0.0, spawns, ..Settings::new(plies) };
+            let settings = Settings { cutoff: Some(0.0), spawns, ..Settings::new(Depths::fixed(plies)) };
             let reference = Reference::new(&snake, board, four);
             let values: Vec<(Direction, f64)> = board
                 .afterstates()
