@@ -87,7 +87,7 @@ impl Player {
         };
         let mut candidates = Direction::ALL
             .into_iter()
-            .filter(|direction| allowed[direction.index()]);
+            .filter(|&direction| allowed[direction.index()] && board.slide(direction).is_some());
         if let (Source::Table(_), Some(only), None) = (source, candidates.next(), candidates.next())
         {
             return Some((only, source));

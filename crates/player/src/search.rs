@@ -101,11 +101,6 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Forgets what earlier searches found: for a new game.
-    pub fn new_game(&mut self) {
-        self.cache.clear();
-    }
-
     /// Its cache, for another game.
     pub(crate) fn into_cache(self) -> Cache {
         self.cache

@@ -8,16 +8,17 @@ use crate::book::Book;
 
 /// The endgame tables of a player (possibly none) and its dispatch rule.
 ///
-/// **The rule.** For a position, a table applies when its number of walls
-/// (large tiles) are the largest tiles of the board, the smallest of them
-/// is the table's target and every other tile is smaller
-/// ([`Book::masked`]): the table then plays to make a second target tile,
-/// which merges down the walls' chain. Of the tables that apply, the one
-/// with the most walls is asked (the first given among equals): it has the
-/// fewest cells to manage and the nearest goal. Its advice counts if its
-/// best move's rate reaches [`Tables::min_rate`]; otherwise the search
-/// plays.
-#[derive(Debug, Default)]
+/// **The rule.** For a position, a table applies when the board's largest
+/// tiles, as many as the table's walls and all different, stand in its
+/// walls, every other tile is smaller than its target, and the smallest
+/// wall beside a cell where the target counts is the target itself
+/// ([`Book::move_rates`]): the table then plays to make a second such
+/// tile, which merges into that wall and on up the chain. Of the tables
+/// that apply, the one with the most walls advises (the first given among
+/// equals): it has the fewest cells to manage and the nearest goal. Its
+/// advice counts if its best move's rate reaches [`Tables::min_rate`];
+/// otherwise the search plays.
+#[derive(Debug)]
 pub struct Tables {
     books: Vec<Book>,
     /// The books' indices, most walls first (the order given among equals).
@@ -32,7 +33,7 @@ impl Tables {
 
     /// No tables: the search plays every move.
     pub fn none() -> Self {
-        Self::default()
+        Self::new(Vec::new())
     }
 
     /// `books`, in the order given, with the default [`Tables::MIN_RATE`].
