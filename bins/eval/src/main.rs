@@ -208,17 +208,9 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         table.as_ref(),
     ))?;
     log.write(&format!("evaluate: {plan}\n\n"))?;
-    let run = Run {
-        player,
-        spawns: args.play.spawns(),
-        seed,
-        threads: usize::from(args.play.run.threads),
-        plan,
-    };
-    let start = std::time::Instant::now();
-    let stats = session::evaluate(&run, &mut log, args.play.win)?;
-    if let Player::Search { .. } = run.player {
-        let seconds = start.elapsed().as_secs_f64();
+    let searched = matches!(player, Player::Search { .. });
+    let (stats, seconds) = play(&args, player, plan, seed, &mut log)?;
+    if searched {
         let moves = stats.moves.max(1) as f64;
         log.write(&format!(
             "search: {:.4} ms/move, {:.0} nodes/move, {:.2} M nodes/s (all threads)\n\n",
@@ -228,6 +220,27 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         ))?;
     }
     Ok(())
+}
+
+/// Plays the games of `plan` with `player` as `args` say, writing the
+/// blocks' statistics to `log`; returns them and the seconds they took.
+fn play(
+    args: &Args,
+    player: Player<'_>,
+    plan: Plan,
+    seed: u64,
+    log: &mut Log,
+) -> anyhow::Result<(learn::Stats, f64)> {
+    let run = Run {
+        player,
+        spawns: args.play.spawns(),
+        seed,
+        threads: usize::from(args.play.run.threads),
+        plan,
+    };
+    let start = std::time::Instant::now();
+    let stats = session::evaluate(&run, log, args.play.win)?;
+    Ok((stats, start.elapsed().as_secs_f64()))
 }
 
 /// The player's depths unless told otherwise (docs/player.md).
@@ -283,16 +296,7 @@ fn evaluate_player(args: &Args) -> anyhow::Result<()> {
         ],
     ))?;
     log.write(&format!("evaluate: {plan}\n\n"))?;
-    let run = Run {
-        player: Player::Agent(&player),
-        spawns: args.play.spawns(),
-        seed,
-        threads: usize::from(args.play.run.threads),
-        plan,
-    };
-    let start = std::time::Instant::now();
-    let stats = session::evaluate(&run, &mut log, args.play.win)?;
-    let seconds = start.elapsed().as_secs_f64();
+    let (stats, seconds) = play(args, Player::Agent(&player), plan, seed, &mut log)?;
     log.write(&format!(
         "player: {:.0} moves per second ({} threads), {:.0} search nodes per searched move\n{}\n\n",
         stats.moves as f64 / seconds,

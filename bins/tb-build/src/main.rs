@@ -158,13 +158,7 @@ fn main() -> ExitCode {
             memory,
             threads,
         } => {
-            tune_allocator(memory.is_some());
-            if let Some(threads) = threads {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(usize::from(threads))
-                    .build_global()
-                    .context("starting the threads")?;
-            }
+            let memory = prepare_builds(memory, threads)?;
             let formation = Formation::find(&formation)?;
             let spec = Spec::new(formation, target, four_rate)?;
             let dir = output.unwrap_or_else(|| PathBuf::from(spec.name()));
@@ -177,7 +171,7 @@ fn main() -> ExitCode {
                     level,
                     optimal_only,
                 },
-                memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)),
+                memory,
             )
         }
         Command::Set {
@@ -186,13 +180,7 @@ fn main() -> ExitCode {
             memory,
             threads,
         } => {
-            tune_allocator(memory.is_some());
-            if let Some(threads) = threads {
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(usize::from(threads))
-                    .build_global()
-                    .context("starting the threads")?;
-            }
+            let memory = prepare_builds(memory, threads)?;
             build_set(&tables, &output, memory)
         }
         Command::Query { table, board } => query(&table, &board),
@@ -219,6 +207,20 @@ fn main() -> ExitCode {
             Ok(())
         }
     })
+}
+
+/// Sets the allocator and the threads for builds with the memory budget
+/// `memory` (if given) on `threads` threads (if given), and returns the
+/// budget: the one given, or half the memory available now.
+fn prepare_builds(memory: Option<u64>, threads: Option<u16>) -> anyhow::Result<Option<u64>> {
+    tune_allocator(memory.is_some());
+    if let Some(threads) = threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(usize::from(threads))
+            .build_global()
+            .context("starting the threads")?;
+    }
+    Ok(memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)))
 }
 
 /// Sets glibc's allocator for a build.
@@ -292,12 +294,7 @@ fn build_set(names: &[String], dir: &Path, memory: Option<u64>) -> anyhow::Resul
             specs.len(),
             spec.name()
         );
-        build(
-            spec,
-            &dir.join(spec.name()),
-            Options::default(),
-            memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)),
-        )?;
+        build(spec, &dir.join(spec.name()), Options::default(), memory)?;
     }
     let _ = writeln!(
         std::io::stdout(),

@@ -1,6 +1,6 @@
 //! Playing one episode greedily on a network, learning from it or not.
 
-use board::{Afterstate, Direction, WideBoard};
+use board::{Afterstate, Direction, SpawnRule, WideBoard};
 use rand::Rng;
 use search::{Evaluator, Expectimax, Settings, TranspositionTable};
 
@@ -84,9 +84,7 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
 ) -> Outcome {
     let spawns = settings.spawns;
     let mut search = Expectimax::with_settings(evaluator, settings, table);
-    let mut board = WideBoard::from(spawns.initial(rng));
-    let (mut score, mut moves) = (0u64, 0u64);
-    loop {
+    let outcome = play_wide(spawns, rng, |board| {
         // Without downgrading, a plain 64-bit board: a wide board never
         // reaches 65536 here, since two 32768 merge as the 64-bit board does.
         let seen = match downgrade {
@@ -94,7 +92,7 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
             None => board.low(),
         };
         let choice = search.choose(seen);
-        let afterstate = match downgrade {
+        match downgrade {
             // The copy moves as the board does; should clamping have made
             // them differ, the first legal move of the board is played.
             Some(_) => choice
@@ -105,8 +103,26 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
                 board: WideBoard::from(choice.afterstate.board),
                 reward: choice.afterstate.reward,
             }),
-        };
-        let Some(afterstate) = afterstate else { break };
+        }
+    });
+    Outcome {
+        nodes: search.nodes(),
+        ..outcome
+    }
+}
+
+/// Plays one game on the wide board from a fresh one, spawning as `spawns`
+/// says: `play` makes each move (its afterstate, from a legal slide of the
+/// board it is given), until it returns `None`. The outcome counts no
+/// search nodes.
+pub fn play_wide<R: Rng>(
+    spawns: SpawnRule,
+    rng: &mut R,
+    mut play: impl FnMut(WideBoard) -> Option<Afterstate<WideBoard>>,
+) -> Outcome {
+    let mut board = WideBoard::from(spawns.initial(rng));
+    let (mut score, mut moves) = (0u64, 0u64);
+    while let Some(afterstate) = play(board) {
         score += u64::from(afterstate.reward);
         moves += 1;
         let (cell, exponent) = spawns
@@ -118,7 +134,7 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
         score,
         moves,
         max_tile: board.max_tile(),
-        nodes: search.nodes(),
+        nodes: 0,
     }
 }
 

@@ -141,28 +141,16 @@ impl Agent for Player {
             }
             None => Search::new(&self.snake, settings),
         };
-        let mut board = WideBoard::from(spawns.initial(rng));
-        let (mut score, mut moves) = (0u64, 0u64);
-        while let Some((direction, source)) = self.choose(board, &mut search) {
+        let outcome = learn::play_wide(spawns, rng, |board| {
+            let (direction, source) = self.choose(board, &mut search)?;
             self.sources.count(source);
-            let afterstate = board.slide(direction).expect("a legal move");
-            score += u64::from(afterstate.reward);
-            moves += 1;
-            let (cell, exponent) = spawns
-                .draw(afterstate.board.empty_mask(), rng)
-                .expect("a legal move leaves an empty cell");
-            board = afterstate.board.with_tile(cell, exponent);
-        }
+            board.slide(direction)
+        });
         let nodes = search.nodes();
         self.caches
             .lock()
             .expect("no game panics")
             .push(search.into_cache());
-        Outcome {
-            score,
-            moves,
-            max_tile: board.max_tile(),
-            nodes,
-        }
+        Outcome { nodes, ..outcome }
     }
 }
