@@ -84,15 +84,15 @@ struct Args {
     #[arg(long, conflicts_with_all = ["input", "depth", "adaptive", "limit", "cache", "peek", "downgrade"])]
     player: bool,
 
-    /// The player's depth: plies, then deeper where few cells are empty
-    /// (3p,4p@5,5p@2: 4p with 5 empty cells or fewer, 5p with 2 or fewer)
-    /// [default: 3p,4p@5,5p@2]
+    /// The player's depth: plies, then deeper where few cells are empty;
+    /// by default 3p,4p@5,5p@2 (3p, 4p with 5 empty cells or fewer, 5p with
+    /// 2 or fewer)
     #[arg(long, value_name = "DEPTHS", conflicts_with_all = ["input", "depth"])]
     player_depth: Option<player::Depths>,
 
-    /// The player's endgame tables, folders built by `tb-build build`
-    /// (implies --player); a table that cannot be read is left out with a
-    /// warning
+    /// The player's endgame tables: folders built by `tb-build build`, or
+    /// folders of them as `tb-build set` writes (implies --player); a table
+    /// that cannot be read is left out with a warning
     #[arg(long, num_args = 1.., value_name = "DIR", conflicts_with = "input")]
     tables: Vec<PathBuf>,
 
