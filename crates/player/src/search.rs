@@ -161,24 +161,16 @@ impl<'a> Search<'a> {
         let cells = empty.count_ones() as f32;
         let four = self.settings.spawns.four_rate() as f32;
         let two = 1.0 - four;
+        // The probability of reaching each child: a cell's share of a spawn.
+        let (reach_two, reach_four) = (probability * two / cells, probability * four / cells);
         let mut sum = 0.0;
         let mut left = empty;
         while left != 0 {
             let cell = left.trailing_zeros() as usize;
             left &= left - 1;
-            let after_two = self.best(
-                afterstate.with_tile(cell, 1),
-                layers,
-                probability * two / cells,
-            );
-            sum += two * after_two;
+            sum += two * self.best(afterstate.with_tile(cell, 1), layers, reach_two);
             if four > 0.0 {
-                let after_four = self.best(
-                    afterstate.with_tile(cell, 2),
-                    layers,
-                    probability * four / cells,
-                );
-                sum += four * after_four;
+                sum += four * self.best(afterstate.with_tile(cell, 2), layers, reach_four);
             }
         }
         let value = sum / cells;
