@@ -128,9 +128,10 @@ impl Book {
     /// that changes nothing or leaves the formation, and all `None` where
     /// the table does not apply ([`Book::masked`], or in no orientation
     /// that fits the formation is the smallest wall beside a target cell
-    /// the target). A move to a position the table does not hold reads 0, as the
-    /// table's own builder reads it (for a player that is a move to leave
-    /// to the search; `tb-build query` solves such positions instead).
+    /// the target). A move to a position the table does not hold reads 0,
+    /// as the table's own builder reads it (for a player that is a move to
+    /// leave to the search; `tb-build query` solves such positions
+    /// instead).
     ///
     /// A board that fits the formation in several orientations is read in
     /// the one whose best move is best.

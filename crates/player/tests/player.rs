@@ -103,6 +103,19 @@ fn a_position_in_a_table_reads_the_tables_rates() {
         // The table's own query, through its layer files.
         let expected = table.move_rates(masked).unwrap();
         let read = book.move_rates(board);
+        // Every orientation of the board reads the same rates, each for
+        // its move turned.
+        for symmetry in board::Symmetry::ALL {
+            let turned = WideBoard::from(board.low().transform(symmetry));
+            let turned_rates = book.move_rates(turned);
+            for direction in Direction::ALL {
+                assert_eq!(
+                    turned_rates[symmetry.direction(direction).index()],
+                    read[direction.index()],
+                    "{text} turned by {symmetry:?}"
+                );
+            }
+        }
         for ((direction, read), expected) in
             Direction::ALL.into_iter().zip(read).zip(expected.rates)
         {
