@@ -18,6 +18,13 @@ use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
 /// hand-made heuristic (the classic expectimax bots') at an adaptive depth.
 #[derive(Parser, Debug)]
 #[command(name = "eval", version)]
+// The player's options leave no other way of playing to be ignored.
+#[command(group(
+    clap::ArgGroup::new("the_player")
+        .args(["player", "player_depth", "tables", "min_rate"])
+        .multiple(true)
+        .conflicts_with_all(["input", "depth", "adaptive", "limit", "cache", "peek", "downgrade"])
+))]
 struct Args {
     /// The weights to play with (2048lab's format or TDL2048+'s .w); several
     /// files are averaged table by table (an ensemble), and [0-3]|FILE takes
@@ -81,19 +88,19 @@ struct Args {
 
     /// Play with the strong player: endgame tables where they apply, its
     /// own corner-anchored search elsewhere (docs/player.md)
-    #[arg(long, conflicts_with_all = ["input", "depth", "adaptive", "limit", "cache", "peek", "downgrade"])]
+    #[arg(long)]
     player: bool,
 
     /// The player's depth: plies, then deeper where few cells are empty;
     /// by default 3p,4p@5,5p@2 (3p, 4p with 5 empty cells or fewer, 5p with
     /// 2 or fewer)
-    #[arg(long, value_name = "DEPTHS", conflicts_with_all = ["input", "depth"])]
+    #[arg(long, value_name = "DEPTHS")]
     player_depth: Option<player::Depths>,
 
     /// The player's endgame tables: folders built by `tb-build build`, or
     /// folders of them as `tb-build set` writes (implies --player); a table
     /// that cannot be read is left out with a warning
-    #[arg(long, num_args = 1.., value_name = "DIR", conflicts_with = "input")]
+    #[arg(long, num_args = 1.., value_name = "DIR")]
     tables: Vec<PathBuf>,
 
     /// The success rate from which a table's move is played (with --player)
@@ -249,6 +256,10 @@ const DEFAULT_DEPTHS: &str = "3p,4p@5,5p@2";
 /// Plays with the strong player of the `player` crate, then prints which
 /// source chose the moves.
 fn evaluate_player(args: &Args) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.play.stages.is_none(),
+        "--stages: the player has no stages; they are for a network read with -i"
+    );
     let depths = args
         .player_depth
         .unwrap_or_else(|| DEFAULT_DEPTHS.parse().expect("a valid depth"));
@@ -298,15 +309,10 @@ fn evaluate_player(args: &Args) -> anyhow::Result<()> {
     log.write(&format!("evaluate: {plan}\n\n"))?;
     let (stats, seconds) = play(args, Player::Agent(&player), plan, seed, &mut log)?;
     log.write(&format!(
-        "player: {:.0} moves per second ({} threads), {:.0} search nodes per searched move\n{}\n\n",
+        "player: {:.0} moves per second ({} threads), {:.0} search nodes per move\n{}\n\n",
         stats.moves as f64 / seconds,
         args.play.run.threads,
-        stats.nodes as f64
-            / player
-                .sources()
-                .counts()
-                .next()
-                .map_or(1, |(_, n)| n.max(1)) as f64,
+        stats.nodes as f64 / stats.moves.max(1) as f64,
         player.sources(),
     ))?;
     Ok(())

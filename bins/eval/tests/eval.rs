@@ -340,6 +340,15 @@ fn the_player_plays_with_a_table_set_and_counts_its_sources() {
     // Its depths are its own.
     for (args, problem) in [
         (&["--player", "-d", "3p"][..], "cannot be used with"),
+        (&["--tables", "t", "-c", "1G"][..], "cannot be used with"),
+        (
+            &["--player-depth", "3p", "--downgrade", "32768"][..],
+            "cannot be used with",
+        ),
+        (
+            &["--player", "--stages", "0,16384"][..],
+            "the player has no stages",
+        ),
         (&["--player-depth", "3p,4p"][..], "is not a depth"),
     ] {
         let output = eval(args, dir.path());
