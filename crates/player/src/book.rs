@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use board::{Board, Direction, Symmetry, WideBoard};
-use tablebase::{Large, Mover, Spec, Table, tile_sum};
+use tablebase::{Large, Mover, Spec, Table, large_count, tile_sum};
 
 use crate::packed::PackedLayer;
 
@@ -60,7 +60,7 @@ impl Book {
         Ok(Self {
             name: spec.name(),
             mover: Mover::new(spec.formation().large()),
-            large: large_tiles(seed),
+            large: large_count(seed),
             layers,
             spec,
         })
@@ -98,8 +98,12 @@ impl Book {
     /// be smaller than the target, and their sum one of the table's
     /// layers. (Where the target is made is [`Book::move_rates`]' to say.)
     pub fn masked(&self, board: WideBoard) -> Option<(u64, usize)> {
+        self.masked_exponents(board.exponents())
+    }
+
+    /// [`Book::masked`] of a board's exponents.
+    fn masked_exponents(&self, exponents: [u8; 16]) -> Option<(u64, usize)> {
         let target = self.spec.target();
-        let exponents = board.exponents();
         let mut sorted = exponents;
         sorted.sort_unstable_by(|a, b| b.cmp(a));
         let walls = self.large as usize;
@@ -136,10 +140,10 @@ impl Book {
     /// A board that fits the formation in several orientations is read in
     /// the one whose best move is best.
     pub fn move_rates(&self, board: WideBoard) -> [Option<f32>; 4] {
-        let Some((masked, layer)) = self.masked(board) else {
+        let exponents = board.exponents();
+        let Some((masked, layer)) = self.masked_exponents(exponents) else {
             return [None; 4];
         };
-        let exponents = board.exponents();
         let target = self.spec.target();
         let formation = self.spec.formation();
         let targets = nibble_cells(formation.target_cells());
@@ -249,9 +253,4 @@ fn read_layers(table: &Table) -> Result<Vec<PackedLayer>, tablebase::Error> {
         .into_iter()
         .map(|layer| layer.expect("every layer read"))
         .collect())
-}
-
-/// The number of large tiles (0xF nibbles) of a board.
-fn large_tiles(board: u64) -> u32 {
-    (board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111).count_ones()
 }

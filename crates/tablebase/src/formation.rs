@@ -488,7 +488,7 @@ pub fn tile_sum(board: u64) -> u32 {
 }
 
 /// The number of large tiles (0xF) of `board`.
-pub(crate) fn large_count(board: u64) -> u32 {
+pub fn large_count(board: u64) -> u32 {
     large_nibbles(board).count_ones() / 4
 }
 
