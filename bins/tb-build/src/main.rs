@@ -142,6 +142,7 @@ const PLAYER_SET: &[&str] = &[
     "4421x-32",
     "4421x-64",
     "4421x-128",
+    "4421x-256",
 ];
 
 fn main() -> ExitCode {

@@ -20,7 +20,9 @@ use crate::packed::PackedLayer;
 /// other tile is smaller than T, and the smallest wall beside a cell where
 /// the table's target counts is T itself ([`Book::masked`],
 /// [`Book::move_rates`]): the T the table makes there merges into that
-/// wall and on up.
+/// wall and on up. Where the table makes T in one cell only, that wall may
+/// be larger too: the T made there is a new wall beside the others, which
+/// a table of one more wall builds on.
 ///
 /// Its layers are read into memory, packed, when it is opened: read from
 /// the layer files, each lookup would decompress a block (tens of
@@ -32,6 +34,10 @@ pub struct Book {
     mover: Mover,
     /// The number of large tiles of every position of the table.
     large: u32,
+    /// Whether the table makes its target in one cell only: there a tile
+    /// smaller than the walls beside it is a new wall, not a tile to move
+    /// into a merge.
+    grows: bool,
     layers: Vec<PackedLayer>,
 }
 
@@ -61,6 +67,7 @@ impl Book {
             name: spec.name(),
             mover: Mover::new(spec.formation().large()),
             large: large_count(seed),
+            grows: nibble_cells(spec.formation().target_cells()).count_ones() == 1,
             layers,
             spec,
         })
@@ -132,7 +139,7 @@ impl Book {
     /// that changes nothing or leaves the formation, and all `None` where
     /// the table does not apply ([`Book::masked`], or in no orientation
     /// that fits the formation is the smallest wall beside a target cell
-    /// the target). A move to a position the table does not hold reads 0,
+    /// the target, or larger where the target has one cell). A move to a position the table does not hold reads 0,
     /// as the table's own builder reads it (for a player that is a move to
     /// leave to the search; `tb-build query` solves such positions
     /// instead).
@@ -155,8 +162,9 @@ impl Book {
             if !formation.holds(seen) {
                 continue;
             }
-            // The target is the tile it merges with: the smallest wall
-            // beside a cell where the table makes it.
+            // The target is the tile it merges with, the smallest wall
+            // beside a cell where the table makes it, or, where that cell
+            // is the only one, any smaller tile: a new wall.
             let inverse = symmetry.inverse();
             let beside = (0..16)
                 .filter(|&cell| targets & (1 << cell) != 0 && seen >> (4 * cell) & 0xF != 0xF)
@@ -164,7 +172,7 @@ impl Book {
                 .filter(|&cell| seen >> (4 * cell) & 0xF == 0xF)
                 .map(|cell| exponents[inverse.cell(cell)])
                 .min();
-            if beside != Some(target) {
+            if !beside.is_some_and(|beside| beside == target || self.grows && beside > target) {
                 continue;
             }
             let rates = Direction::ALL.map(|direction| {

@@ -13,15 +13,19 @@ use crate::book::Book;
 /// walls, every other tile is smaller than its target, and the smallest
 /// wall beside a cell where the target counts is the target itself
 /// ([`Book::move_rates`]): the table then plays to make a second such
-/// tile, which merges into that wall and on up the chain. Of the tables
-/// that apply, the one with the most walls advises (the first given among
-/// equals): it has the fewest cells to manage and the nearest goal. Its
-/// advice counts if its best move's rate reaches [`Tables::min_rate`];
-/// otherwise the search plays.
+/// tile, which merges into that wall and on up the chain. A table that
+/// makes its target in one cell only (4421) applies too where the walls
+/// beside that cell are larger: the tile it makes there is the next wall.
+/// Of the tables that apply, the one with the most walls advises, of
+/// those the one with the largest target (then the first given): it has
+/// the fewest cells to manage, and the nearest goal or the largest new
+/// wall. Its advice counts if its best move's rate reaches
+/// [`Tables::min_rate`]; otherwise the search plays.
 #[derive(Debug)]
 pub struct Tables {
     books: Vec<Book>,
-    /// The books' indices, most walls first (the order given among equals).
+    /// The books' indices, most walls first, then the largest target (the
+    /// order given among equals).
     order: Vec<usize>,
     min_rate: f32,
 }
@@ -39,7 +43,9 @@ impl Tables {
     /// `books`, in the order given, with the default [`Tables::MIN_RATE`].
     pub fn new(books: Vec<Book>) -> Self {
         let mut order: Vec<usize> = (0..books.len()).collect();
-        order.sort_by_key(|&index| std::cmp::Reverse(books[index].walls()));
+        order.sort_by_key(|&index| {
+            std::cmp::Reverse((books[index].walls(), books[index].spec().target()))
+        });
         Self {
             books,
             order,
