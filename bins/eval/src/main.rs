@@ -92,8 +92,8 @@ struct Args {
     player: bool,
 
     /// The player's depth: plies, then deeper where few cells are empty;
-    /// by default 3p,4p@5,5p@2 (3p, 4p with 5 empty cells or fewer, 5p with
-    /// 2 or fewer)
+    /// by default 3p,4p@5,5p@1 (3p, 4p with 5 empty cells or fewer, 5p with
+    /// 1 or none)
     #[arg(long, value_name = "DEPTHS")]
     player_depth: Option<player::Depths>,
 
@@ -251,7 +251,7 @@ fn play(
 }
 
 /// The player's depths unless told otherwise (docs/player.md).
-const DEFAULT_DEPTHS: &str = "3p,4p@5,5p@2";
+const DEFAULT_DEPTHS: &str = "3p,4p@5,5p@1";
 
 /// Plays with the strong player of the `player` crate, then prints which
 /// source chose the moves.

@@ -230,6 +230,11 @@ fn read_layers(table: &Table) -> Result<Vec<PackedLayer>, tablebase::Error> {
     let next = AtomicUsize::new(0);
     let layers: Mutex<Vec<Option<PackedLayer>>> = Mutex::new((0..steps).map(|_| None).collect());
     let read = || -> Result<(), tablebase::Error> {
+        // A layer's positions and rates as read, before packing: kept from
+        // one layer to the next, so that a reader touches fresh memory for
+        // its largest layer only (the system clears every page it hands
+        // out, and the whole set reads at 16 bytes a position).
+        let (mut boards, mut rates) = (Vec::new(), Vec::new());
         loop {
             let index = next.fetch_add(1, Relaxed);
             if index >= steps {
@@ -237,8 +242,10 @@ fn read_layers(table: &Table) -> Result<Vec<PackedLayer>, tablebase::Error> {
             }
             let file = table.layer(index)?;
             let positions = file.header().positions as usize;
-            let (mut boards, mut rates) =
-                (Vec::with_capacity(positions), Vec::with_capacity(positions));
+            boards.clear();
+            rates.clear();
+            boards.reserve(positions);
+            rates.reserve(positions);
             file.visit_blocks(|block_boards, block_rates| {
                 boards.extend_from_slice(block_boards);
                 rates.extend_from_slice(block_rates);

@@ -15,8 +15,9 @@ use board::Board;
 pub(crate) struct Cache {
     /// Each slot: the board, then its value's bits in the low half and in
     /// the high half the depth and probability it was searched with (the
-    /// probability's low mantissa bits give way to the depth, which only
-    /// makes a stored probability read a little smaller). All zeros is an
+    /// probability's low 8 mantissa bits give way to the depth; a query's
+    /// probability is compared cut the same way, a relative difference of
+    /// 2^-15 at most). All zeros is an
     /// empty slot, so a new table is memory the system hands out zeroed,
     /// touched only as it fills.
     slots: Vec<[u64; 2]>,
@@ -48,8 +49,11 @@ impl Cache {
         let [stored, data] = self.slots[self.slot(board)];
         let reach = (data >> 32) as u32;
         let stored_layers = reach & 0xFF;
-        let stored_probability = f32::from_bits(reach & !0xFF);
-        (stored == board.raw() && stored_layers >= layers && stored_probability >= probability)
+        // Positive floats order as their bits; both probabilities are cut
+        // to the bits kept, so that a node asked for with the probability
+        // it was stored with is found.
+        let likely_enough = reach & !0xFF >= probability.to_bits() & !0xFF;
+        (stored == board.raw() && stored_layers >= layers && likely_enough)
             .then_some(f32::from_bits(data as u32))
     }
 
@@ -79,6 +83,12 @@ mod tests {
         assert_eq!(cache.get(board, 4, 0.1), None);
         assert_eq!(cache.get(board, 3, 0.5), None);
         assert_eq!(cache.get(Board::from_raw(0x1235), 3, 0.25), None);
+        // A probability whose low bits the slot cannot keep is found with
+        // itself: a node met again along another order of its spawns.
+        let likely = 0.9 / 7.0 * 0.1 / 5.0;
+        cache.put(board, 2, likely, 1.5);
+        assert_eq!(cache.get(board, 2, likely), Some(1.5));
+        assert_eq!(cache.get(board, 2, likely * 1.001), None);
         cache.clear();
         assert_eq!(cache.get(board, 3, 0.25), None);
         assert_eq!(

@@ -7,9 +7,10 @@ use std::str::FromStr;
 /// a base depth, and deeper where few cells are empty.
 ///
 /// A board with few empty cells is where games are lost, and where a
-/// search is cheap (few spawns to try): 40 games at 3p with the player's
-/// tables averaged 210,004, and 387,257 searching 4p with 5 empty cells or
-/// fewer and 5p with 2 or fewer (docs/player.md). Written `3p,4p@5,5p@2`.
+/// search is cheap (few spawns to try): 100 games with the player's tables
+/// averaged 298,337 at 4p, and 412,956 at 3p, searching 4p with 5 empty
+/// cells or fewer and 5p with 1 or none, in half the time
+/// (docs/player.md). Written `3p,4p@5,5p@1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Depths {
     plies: [u8; 17],

@@ -73,13 +73,16 @@ pub struct Choice {
 }
 
 impl<'a> Search<'a> {
-    /// The size of the cache, in slots: 2^20 of 16 bytes, 16 MiB a game.
+    /// The size of the cache, in slots: 2^16 of 16 bytes, 1 MiB a game.
     /// A search's nodes are found again within the same move (a node of
     /// the move before was searched one layer shallower, too shallow to
-    /// answer), and 16 games at 4p played the same moves with 2^14 to 2^22
-    /// slots; 2^20 ran fastest, 1.2 times as fast as 2^22 (6,100-7,200
-    /// moves per second on 2 threads, against 5,900).
-    const CACHE_BITS: u32 = 20;
+    /// answer), and a move stores a few thousand: 10 games at the fast
+    /// setting (`3p,4p@5,5p@1`, one thread) visited 7,357 nodes a move with
+    /// 2^20 slots and 2^18, 7,360 with 2^16, 7,369 with 2^14, and ran 1.2
+    /// times as fast with 2^16 as with 2^20 (14,452-14,671 moves a second
+    /// against 12,018-12,381): a slot is read before the node is searched,
+    /// and one from a table the caches hold costs far less.
+    const CACHE_BITS: u32 = 16;
 
     /// A search of `snake` as `settings` say, with an empty cache.
     pub fn new(snake: &'a Snake, settings: Settings) -> Self {

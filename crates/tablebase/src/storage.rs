@@ -589,6 +589,24 @@ impl LayerFile {
     }
 
     fn block(&self, number: usize) -> Result<(Vec<u64>, Vec<f64>), Error> {
+        self.block_with(number, &mut self.decompressor()?)
+    }
+
+    /// A context for decompressing blocks, kept by a caller that reads
+    /// many (setting one up costs about as much as a small block).
+    fn decompressor(&self) -> Result<zstd::bulk::Decompressor<'static>, Error> {
+        zstd::bulk::Decompressor::new().map_err(|source| Error::Io {
+            path: self.path.clone(),
+            source,
+        })
+    }
+
+    /// [`LayerFile::block`] with `decompressor`.
+    fn block_with(
+        &self,
+        number: usize,
+        decompressor: &mut zstd::bulk::Decompressor<'static>,
+    ) -> Result<(Vec<u64>, Vec<f64>), Error> {
         let entry = self.blocks[number];
         let n = if number + 1 == self.blocks.len() {
             self.header.positions as usize - number * BLOCK
@@ -607,7 +625,9 @@ impl LayerFile {
             path: self.path.clone(),
             problem: format!("block {number} is corrupt"),
         };
-        let raw = zstd::bulk::decompress(&compressed, capacity).map_err(|_| corrupt())?;
+        let raw = decompressor
+            .decompress(&compressed, capacity)
+            .map_err(|_| corrupt())?;
         decode_block(&raw, n, self.header.precision, self.version).ok_or_else(corrupt)
     }
 
@@ -653,8 +673,9 @@ impl LayerFile {
         mut visit: impl FnMut(&[u64], &[f64]) -> Result<(), Error>,
     ) -> Result<(), Error> {
         let mut last = None;
+        let mut decompressor = self.decompressor()?;
         for number in 0..self.blocks.len() {
-            let (boards, rates) = self.block(number)?;
+            let (boards, rates) = self.block_with(number, &mut decompressor)?;
             let after_last = match (last, boards.first()) {
                 (Some(last), Some(&first)) => last < first,
                 _ => true,
