@@ -21,7 +21,7 @@ use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
 // The player's options leave no other way of playing to be ignored.
 #[command(group(
     clap::ArgGroup::new("the_player")
-        .args(["player", "player_depth", "tables", "min_rate"])
+        .args(["player", "player_depth", "tables", "min_rate", "leaf_rates"])
         .multiple(true)
         .conflicts_with_all(["input", "depth", "adaptive", "limit", "cache", "peek", "downgrade"])
 ))]
@@ -107,6 +107,12 @@ struct Args {
     #[arg(long, value_name = "RATE", value_parser = parse_cutoff)]
     min_rate: Option<f64>,
 
+    /// Values the player's search leaves that stand in a table by the
+    /// table's rate too: K times the rate times the weight of the table's
+    /// target is added to the evaluator's value (with --tables)
+    #[arg(long, value_name = "K", value_parser = parse_scale)]
+    leaf_rates: Option<f32>,
+
     #[command(flatten)]
     play: PlayArgs,
 }
@@ -122,13 +128,20 @@ fn parse_cutoff(text: &str) -> Result<f64, String> {
     }
 }
 
+fn parse_scale(text: &str) -> Result<f32, String> {
+    match text.parse::<f32>() {
+        Ok(scale) if scale.is_finite() && scale >= 0.0 => Ok(scale),
+        _ => Err(format!("{text:?} is not a scale (a number, 0 or more)")),
+    }
+}
+
 fn evaluate(args: Args) -> anyhow::Result<()> {
     if args.player || !args.tables.is_empty() || args.player_depth.is_some() {
         return evaluate_player(&args);
     }
     anyhow::ensure!(
-        args.min_rate.is_none(),
-        "--min-rate: it is the player's; add --player or --tables"
+        args.min_rate.is_none() && args.leaf_rates.is_none(),
+        "--min-rate, --leaf-rates: they are the player's; add --player or --tables"
     );
     let heuristic = args.input.is_empty();
     let network = if heuristic {
@@ -263,8 +276,13 @@ fn evaluate_player(args: &Args) -> anyhow::Result<()> {
     let depths = args
         .player_depth
         .unwrap_or_else(|| DEFAULT_DEPTHS.parse().expect("a valid depth"));
+    anyhow::ensure!(
+        args.leaf_rates.is_none() || !args.tables.is_empty(),
+        "--leaf-rates: the leaves are valued by tables; add --tables"
+    );
     let settings = player::Settings {
         spawns: args.play.spawns(),
+        leaf_rates: args.leaf_rates,
         ..player::Settings::new(depths)
     };
     let (tables, problems) = player::Tables::open(&args.tables);

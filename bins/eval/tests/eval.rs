@@ -337,6 +337,24 @@ fn the_player_plays_with_a_table_set_and_counts_its_sources() {
         dir.path(),
     );
     assert!(text(&output.stdout).contains("moves by source: search 100.0%"));
+    // The tables may value the search's leaves too.
+    let output = eval(
+        &[
+            "--player-depth",
+            "2p",
+            "-e",
+            "1x1",
+            "-s",
+            "p",
+            "--tables",
+            "tables",
+            "--leaf-rates",
+            "1",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stdout).contains("moves by source: search "));
     // Its depths are its own.
     for (args, problem) in [
         (&["--player", "-d", "3p"][..], "cannot be used with"),
@@ -350,6 +368,8 @@ fn the_player_plays_with_a_table_set_and_counts_its_sources() {
             "the player has no stages",
         ),
         (&["--player-depth", "3p,4p"][..], "is not a depth"),
+        (&["--player", "--leaf-rates", "1"][..], "add --tables"),
+        (&["--player", "--leaf-rates=-1"][..], "is not a scale"),
     ] {
         let output = eval(args, dir.path());
         assert!(!output.status.success());

@@ -34,6 +34,10 @@ pub struct Book {
     mover: Mover,
     /// The number of large tiles of every position of the table.
     large: u32,
+    /// For each symmetry in [`Symmetry::ALL`] order, the formation's masks
+    /// of walls turned back by it: the cells a board must hold its walls
+    /// in to fit the formation once turned by that symmetry.
+    walls_seen: [Vec<u64>; 8],
     /// Whether the table makes its target in one cell only: there a tile
     /// smaller than the walls beside it is a new wall, not a tile to move
     /// into a merge.
@@ -68,6 +72,13 @@ impl Book {
             mover: Mover::new(spec.formation().large()),
             large: large_count(seed),
             grows: nibble_cells(spec.formation().target_cells()).count_ones() == 1,
+            walls_seen: Symmetry::ALL.map(|symmetry| {
+                let inverse = symmetry.inverse();
+                let masks = spec.formation().masks().iter();
+                masks
+                    .map(|&mask| Board::from_raw(mask).transform(inverse).raw())
+                    .collect()
+            }),
             layers,
             spec,
         })
@@ -105,14 +116,14 @@ impl Book {
     /// be smaller than the target, and their sum one of the table's
     /// layers. (Where the target is made is [`Book::move_rates`]' to say.)
     pub fn masked(&self, board: WideBoard) -> Option<(u64, usize)> {
-        self.masked_exponents(board.exponents())
+        let tiles = Tiles::of(board);
+        self.masked_tiles(&tiles)
     }
 
-    /// [`Book::masked`] of a board's exponents.
-    fn masked_exponents(&self, exponents: [u8; 16]) -> Option<(u64, usize)> {
+    /// [`Book::masked`] of a board's tiles.
+    fn masked_tiles(&self, tiles: &Tiles) -> Option<(u64, usize)> {
+        let Tiles { exponents, sorted } = *tiles;
         let target = self.spec.target();
-        let mut sorted = exponents;
-        sorted.sort_unstable_by(|a, b| b.cmp(a));
         let walls = self.large as usize;
         let smallest_wall = sorted[walls.checked_sub(1)?];
         let distinct = sorted[..walls].windows(2).all(|pair| pair[0] > pair[1]);
@@ -139,45 +150,25 @@ impl Book {
     /// that changes nothing or leaves the formation, and all `None` where
     /// the table does not apply ([`Book::masked`], or in no orientation
     /// that fits the formation is the smallest wall beside a target cell
-    /// the target, or larger where the target has one cell). A move to a position the table does not hold reads 0,
-    /// as the table's own builder reads it (for a player that is a move to
-    /// leave to the search; `tb-build query` solves such positions
-    /// instead).
+    /// the target, or larger where the target has one cell). A move to a
+    /// position the table does not hold reads 0, as the table's own
+    /// builder reads it (for a player that is a move to leave to the
+    /// search; `tb-build query` solves such positions instead).
     ///
     /// A board that fits the formation in several orientations is read in
     /// the one whose best move is best.
     pub fn move_rates(&self, board: WideBoard) -> [Option<f32>; 4] {
-        let exponents = board.exponents();
-        let Some((masked, layer)) = self.masked_exponents(exponents) else {
+        let tiles = Tiles::of(board);
+        let Some((layer, readings)) = self.readings(&tiles) else {
             return [None; 4];
         };
-        let target = self.spec.target();
         let formation = self.spec.formation();
-        let targets = nibble_cells(formation.target_cells());
-        let canon = formation.canon();
-        let layer = &self.layers[layer];
         let mut best: ([Option<f32>; 4], f32) = ([None; 4], f32::MIN);
-        for symmetry in Symmetry::ALL {
-            let seen = Board::from_raw(masked).transform(symmetry).raw();
-            if !formation.holds(seen) {
-                continue;
-            }
-            // The target is the tile it merges with, the smallest wall
-            // beside a cell where the table makes it, or, where that cell
-            // is the only one, any smaller tile: a new wall.
-            let inverse = symmetry.inverse();
-            let beside = (0..16)
-                .filter(|&cell| targets & (1 << cell) != 0 && seen >> (4 * cell) & 0xF != 0xF)
-                .flat_map(|cell| cells_of(neighbours(cell)))
-                .filter(|&cell| seen >> (4 * cell) & 0xF == 0xF)
-                .map(|cell| exponents[inverse.cell(cell)])
-                .min();
-            if !beside.is_some_and(|beside| beside == target || self.grows && beside > target) {
-                continue;
-            }
+        for (symmetry, seen) in readings {
             let rates = Direction::ALL.map(|direction| {
                 let moved = self.mover.slide(seen, symmetry.direction(direction));
-                (moved != seen && formation.fits(moved)).then(|| layer.rate(canon.canonical(moved)))
+                (moved != seen && formation.fits(moved))
+                    .then(|| layer.rate(formation.canon().canonical(moved)))
             });
             let top = rates.iter().flatten().copied().fold(f32::MIN, f32::max);
             if top > best.1 {
@@ -186,6 +177,91 @@ impl Book {
         }
         best.0
     }
+
+    /// The success rate of `afterstate` (a board after a move, before the
+    /// spawn, with its real tiles) where the table applies to it as to a
+    /// position ([`Book::move_rates`]), in the orientation that reads
+    /// best: 0 for one it does not hold.
+    pub fn afterstate_rate(&self, afterstate: WideBoard) -> Option<f32> {
+        self.afterstate_rate_of(&Tiles::of(afterstate))
+    }
+
+    /// [`Book::afterstate_rate`] of an afterstate's tiles.
+    pub(crate) fn afterstate_rate_of(&self, tiles: &Tiles) -> Option<f32> {
+        let (layer, readings) = self.readings(tiles)?;
+        let canon = self.spec.formation().canon();
+        readings
+            .map(|(_, seen)| layer.rate(canon.canonical(seen)))
+            .reduce(f32::max)
+    }
+
+    /// The layer of `board` and the orientations in which the table reads
+    /// it, each with the masked board so turned: those where the board
+    /// holds the formation and the smallest wall beside a cell where the
+    /// target counts is the target (the tile it merges with), or, where
+    /// that cell is the only one, larger (the T made there is a new wall).
+    fn readings<'t>(
+        &'t self,
+        tiles: &'t Tiles,
+    ) -> Option<(&'t PackedLayer, impl Iterator<Item = (Symmetry, u64)> + 't)> {
+        let target = self.spec.target();
+        // The target is at least the smallest wall, unless it is a new one.
+        let walls = self.large as usize;
+        if !self.grows && tiles.sorted.get(walls.checked_sub(1)?) > Some(&target) {
+            return None;
+        }
+        let (masked, layer) = self.masked_tiles(tiles)?;
+        let exponents = tiles.exponents;
+        let formation = self.spec.formation();
+        let targets = nibble_cells(formation.target_cells());
+        let walls = large_cells(masked);
+        let readings =
+            Symmetry::ALL
+                .into_iter()
+                .zip(&self.walls_seen)
+                .filter_map(move |(symmetry, masks)| {
+                    // The formation's walls as the board stands, before turning it.
+                    if !masks.iter().any(|&mask| mask & !walls == 0) {
+                        return None;
+                    }
+                    let seen = Board::from_raw(masked).transform(symmetry).raw();
+                    let inverse = symmetry.inverse();
+                    let beside = (0..16)
+                        .filter(|&cell| {
+                            targets & (1 << cell) != 0 && seen >> (4 * cell) & 0xF != 0xF
+                        })
+                        .flat_map(|cell| cells_of(neighbours(cell)))
+                        .filter(|&cell| seen >> (4 * cell) & 0xF == 0xF)
+                        .map(|cell| exponents[inverse.cell(cell)])
+                        .min()?;
+                    (beside == target || self.grows && beside > target).then_some((symmetry, seen))
+                });
+        Some((&self.layers[layer], readings))
+    }
+}
+
+/// A board's exponents, cell by cell and largest first: what every table
+/// reads a board by, worked out once for all of them.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tiles {
+    exponents: [u8; 16],
+    sorted: [u8; 16],
+}
+
+impl Tiles {
+    pub(crate) fn of(board: WideBoard) -> Self {
+        let exponents = board.exponents();
+        let mut sorted = exponents;
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        Self { exponents, sorted }
+    }
+}
+
+/// The nibbles of `board` that hold 0xF, as 0xF nibbles.
+fn large_cells(board: u64) -> u64 {
+    // A nibble is 0xF where all four of its bits are.
+    let all = board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111;
+    all * 0xF
 }
 
 /// The cells of a mask of cells.

@@ -37,8 +37,7 @@ impl Cache {
     }
 
     fn slot(&self, board: Board) -> usize {
-        let mixed = board.raw().wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        (mixed >> (64 - self.slots.len().trailing_zeros())) as usize
+        slot(board, self.slots.len().trailing_zeros())
     }
 
     /// The value of `board` if it was searched with at least `layers` and
@@ -67,6 +66,14 @@ impl Cache {
             u64::from(reach) << 32 | u64::from(value.to_bits()),
         ];
     }
+}
+
+/// The slot of `board` in a direct-mapped table of `2^bits` slots: the
+/// high bits of the board times the golden ratio, which spreads the few
+/// bits that differ between nearby boards over the whole index.
+pub(crate) fn slot(board: Board, bits: u32) -> usize {
+    let mixed = board.raw().wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> (64 - bits)) as usize
 }
 
 #[cfg(test)]

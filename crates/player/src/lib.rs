@@ -32,7 +32,7 @@ mod tables;
 
 pub use book::Book;
 pub use depth::Depths;
-pub use player::{Player, Source};
+pub use player::{Player, Source, search_view};
 pub use search::{Choice, Search, Settings};
 pub use snake::Snake;
 pub use sources::Sources;

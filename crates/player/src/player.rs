@@ -74,7 +74,11 @@ impl Player {
     /// table whose target is nearly certain rates many moves alike), the
     /// search chooses among them, since the table has no reason to prefer
     /// one. Otherwise the search plays, on the board's [`search_view`].
-    pub fn choose(&self, board: WideBoard, search: &mut Search<'_>) -> Option<(Direction, Source)> {
+    pub fn choose<'a>(
+        &'a self,
+        board: WideBoard,
+        search: &mut Search<'a>,
+    ) -> Option<(Direction, Source)> {
         let seen = search_view(board);
         let (source, allowed) = match self.tables.advise(board) {
             Some((table, rates)) => {
@@ -91,6 +95,9 @@ impl Player {
         {
             return Some((only, source));
         }
+        // The tables value the search's leaves only where it sees the
+        // board's own tiles.
+        search.consult((WideBoard::from(seen) == board).then_some(&self.tables));
         let chosen = search
             .choose_among(seen, allowed)
             .map(|choice| choice.direction);
@@ -135,7 +142,7 @@ const NEAR: f32 = 1e-4;
 /// board with no 2, every tile moves down and the copy's spawned 2s merge
 /// with what are 4s. (With that copy, 200 games at the fast setting that
 /// made 32768 averaged 546,863, dying soon after it.)
-fn search_view(board: WideBoard) -> Board {
+pub fn search_view(board: WideBoard) -> Board {
     let mut exponents = board.exponents();
     loop {
         let largest = exponents.iter().copied().max().unwrap_or(0);

@@ -4,8 +4,9 @@
 use board::{Board, Direction, SpawnRule};
 
 use crate::Depths;
-use crate::cache::Cache;
+use crate::cache::{self, Cache};
 use crate::snake::{Snake, weight};
+use crate::tables::Tables;
 
 /// How the player searches.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -23,6 +24,11 @@ pub struct Settings {
     pub cutoff: Option<f32>,
     /// How tiles spawn.
     pub spawns: SpawnRule,
+    /// Endgame-table rates as leaf values: where a leaf (a chance node
+    /// valued by the evaluator) is in one of the player's tables, it is
+    /// worth this many times its rate times the weight of the table's
+    /// target more. `None`: leaves are the evaluator's alone.
+    pub leaf_rates: Option<f32>,
 }
 
 impl Settings {
@@ -32,6 +38,7 @@ impl Settings {
             depths,
             cutoff: None,
             spawns: SpawnRule::STANDARD,
+            leaf_rates: None,
         }
     }
 }
@@ -54,6 +61,13 @@ impl Settings {
 #[derive(Clone, Debug)]
 pub struct Search<'a> {
     snake: &'a Snake,
+    /// The tables whose rates value leaves in this move's search, if
+    /// [`Settings::leaf_rates`] asks for them.
+    tables: Option<&'a Tables>,
+    /// What the tables add to a leaf, by board ([`Search::table_value`]);
+    /// empty until the tables are consulted. (An empty board is never a
+    /// leaf, so a slot of board 0 holds nothing.)
+    leaves: Vec<(u64, f32)>,
     settings: Settings,
     cache: Cache,
     pass: f32,
@@ -95,6 +109,8 @@ impl<'a> Search<'a> {
     pub(crate) fn with_cache(snake: &'a Snake, settings: Settings, cache: Cache) -> Self {
         Self {
             snake,
+            tables: None,
+            leaves: Vec::new(),
             settings,
             cache,
             pass: f32::MIN,
@@ -102,6 +118,13 @@ impl<'a> Search<'a> {
             cutoff: 0.0,
             nodes: 0,
         }
+    }
+
+    /// Values the leaves of the searches to come by `tables` too, as
+    /// [`Settings::leaf_rates`] says (`None`: by the evaluator alone, as
+    /// on a board the search sees with its tiles moved down).
+    pub fn consult(&mut self, tables: Option<&'a Tables>) {
+        self.tables = tables.filter(|_| self.settings.leaf_rates.is_some());
     }
 
     /// Its cache, for another game.
@@ -155,7 +178,7 @@ impl<'a> Search<'a> {
         self.nodes += 1;
         let value = self.snake.value(afterstate) as f32;
         if layers == 0 || probability < self.cutoff || value < self.pass {
-            return value;
+            return value + self.table_value(afterstate);
         }
         if let Some(value) = self.cache.get(afterstate, layers, probability) {
             return value;
@@ -178,6 +201,30 @@ impl<'a> Search<'a> {
         }
         let value = sum / cells;
         self.cache.put(afterstate, layers, probability, value);
+        value
+    }
+
+    /// What a leaf's place in the tables adds to its value.
+    ///
+    /// Leaves recur within a search (the same tiles spawned in another
+    /// order), and a table's lookup costs a few hundred nanoseconds, so
+    /// the values found are kept in a table of their own.
+    fn table_value(&mut self, afterstate: Board) -> f32 {
+        let (Some(tables), Some(scale)) = (self.tables, self.settings.leaf_rates) else {
+            return 0.0;
+        };
+        if self.leaves.is_empty() {
+            self.leaves = vec![(0, 0.0); 1 << Self::CACHE_BITS];
+        }
+        let slot = cache::slot(afterstate, Self::CACHE_BITS);
+        let (board, value) = self.leaves[slot];
+        if board == afterstate.raw() {
+            return value;
+        }
+        let value = tables
+            .leaf_rate(afterstate.into())
+            .map_or(0.0, |(rate, target)| scale * rate * weight(target) as f32);
+        self.leaves[slot] = (afterstate.raw(), value);
         value
     }
 

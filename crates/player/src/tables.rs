@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use board::WideBoard;
 
-use crate::book::Book;
+use crate::book::{Book, Tiles};
 
 /// The endgame tables of a player (possibly none) and its dispatch rule.
 ///
@@ -90,6 +90,20 @@ impl Tables {
     /// The tables' names, in their order.
     pub fn names(&self) -> impl Iterator<Item = String> + '_ {
         self.books.iter().map(|book| book.name().to_owned())
+    }
+
+    /// The rate of `afterstate` in the first table (in the order above)
+    /// that applies to it, and that table's target: what a search's leaf
+    /// is worth to the tables ([`crate::Settings::leaf_rates`]).
+    pub fn leaf_rate(&self, afterstate: WideBoard) -> Option<(f32, u8)> {
+        if self.books.is_empty() {
+            return None;
+        }
+        let tiles = Tiles::of(afterstate);
+        self.order.iter().find_map(|&index| {
+            let book = &self.books[index];
+            Some((book.afterstate_rate_of(&tiles)?, book.spec().target()))
+        })
     }
 
     /// The table that advises on `board` by the rule above, by its index,

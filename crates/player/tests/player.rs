@@ -189,6 +189,52 @@ fn a_position_in_a_table_reads_the_tables_rates() {
 }
 
 #[test]
+fn table_rates_value_the_searchs_leaves() {
+    let (tables, _) = Tables::open(&[l3_32().to_owned()]);
+    let book = &tables.books()[0];
+    let board = grid(IN_L3).low();
+    // A move's afterstate reads the rate the move reads.
+    let rates = book.move_rates(board.into());
+    assert!(rates.iter().flatten().any(|&rate| rate > 0.0));
+    for (direction, afterstate) in board.afterstates().iter() {
+        let read = book.afterstate_rate(afterstate.board.into());
+        assert_eq!(read, rates[direction.index()], "{direction:?}");
+    }
+    // At one ply every root afterstate is a leaf: worth the evaluator's
+    // value and, in a table, K times its rate times the weight of the
+    // target (32: 5 * 2^5).
+    let snake = Snake::new();
+    let scale = 2.0;
+    let settings = Settings {
+        leaf_rates: Some(scale),
+        ..Settings::new(Depths::fixed(1))
+    };
+    let value = |direction: Direction, with_tables: bool| {
+        let afterstate = board.slide(direction).unwrap().board;
+        let rate = rates[direction.index()].unwrap_or(0.0);
+        snake.value(afterstate) as f32
+            + if with_tables {
+                scale * rate * 160.0
+            } else {
+                0.0
+            }
+    };
+    let searched = [true, false].map(|with_tables| {
+        let mut search = Search::new(&snake, settings);
+        search.consult(with_tables.then_some(&tables));
+        let choice = search.choose(board).unwrap();
+        let expected = board
+            .afterstates()
+            .iter()
+            .map(|(direction, _)| value(direction, with_tables))
+            .fold(f32::MIN, f32::max);
+        assert_eq!(choice.value, expected, "with tables: {with_tables}");
+        choice.value
+    });
+    assert!(searched[0] > searched[1]);
+}
+
+#[test]
 fn a_position_in_a_table_gets_the_tables_best_move() {
     let (tables, problems) = Tables::open(&[l3_32().to_owned()]);
     assert!(problems.is_empty(), "{problems:?}");
