@@ -179,9 +179,10 @@ impl Book {
     }
 
     /// The success rate of `afterstate` (a board after a move, before the
-    /// spawn, with its real tiles) where the table applies to it as to a
-    /// position ([`Book::move_rates`]), in the orientation that reads
-    /// best: 0 for one it does not hold.
+    /// spawn, with its real tiles), read in the orientation that reads
+    /// best: `None` where the table does not apply to it (as to a position
+    /// in [`Book::move_rates`]), 0 where it applies but the table does not
+    /// hold it.
     pub fn afterstate_rate(&self, afterstate: WideBoard) -> Option<f32> {
         self.afterstate_rate_of(&Tiles::of(afterstate))
     }
