@@ -156,6 +156,38 @@ impl WideBoard {
     /// # Ok::<(), board::Error>(())
     /// ```
     pub fn downgraded(self, threshold: u8) -> Board {
+        self.downgraded_into(threshold, |present, largest| {
+            (1..largest).find(|&e| present & (1 << e) == 0)
+        })
+    }
+
+    /// The same copy, filling the largest gap instead of the smallest:
+    /// while the largest tile is at or above `threshold`, every tile above
+    /// the largest exponent missing below it moves down one. Only the large
+    /// tiles move, so the small ones keep their values: a search that
+    /// spawns 2s and 4s into the copy sees them merge as they would on this
+    /// board, where [`WideBoard::downgraded`] of a board with no 2 turns
+    /// every 4 into a 2.
+    ///
+    /// ```
+    /// use board::WideBoard;
+    ///
+    /// let board: WideBoard = "32768 8192 4 . / . . . . / . . . . / . . . 4".parse()?;
+    /// // 16384 is the largest tile missing: only 32768 moves down.
+    /// let seen = board.downgraded_from_top(15);
+    /// assert_eq!(seen, "16384 8192 4 . / . . . . / . . . . / . . . 4".parse()?);
+    /// # Ok::<(), board::Error>(())
+    /// ```
+    pub fn downgraded_from_top(self, threshold: u8) -> Board {
+        self.downgraded_into(threshold, |present, largest| {
+            (1..largest).rev().find(|&e| present & (1 << e) == 0)
+        })
+    }
+
+    /// The downgrading loop of [`WideBoard::downgraded`], with `gap`
+    /// choosing the missing exponent to fill from the exponents present (a
+    /// mask) and the largest.
+    fn downgraded_into(self, threshold: u8, gap: impl Fn(u32, u8) -> Option<u8>) -> Board {
         let mut exponents = self.exponents();
         loop {
             let largest = exponents.iter().copied().max().unwrap_or(0);
@@ -163,7 +195,7 @@ impl WideBoard {
                 break;
             }
             let present = exponents.iter().fold(0u32, |mask, &e| mask | 1 << e);
-            let Some(missing) = (1..largest).find(|&e| present & (1 << e) == 0) else {
+            let Some(missing) = gap(present, largest) else {
                 break;
             };
             for exponent in &mut exponents {

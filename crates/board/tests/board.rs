@@ -332,20 +332,35 @@ proptest! {
 
     #[test]
     fn downgraded_copies_move_like_the_board(board in wide_boards(), threshold in 5u8..=18) {
-        let seen = board.downgraded(threshold);
-        if board.max_tile() < threshold && board.max_tile() <= 15 {
-            prop_assert_eq!(WideBoard::from(seen), board, "nothing to downgrade");
-        }
         let mut kinds: Vec<u8> = board.exponents().into_iter().filter(|&e| e > 0).collect();
         kinds.sort_unstable();
         kinds.dedup();
-        // At most 15 kinds of tile always fit once the gaps are filled: then
-        // no tile is clamped, the largest is below the threshold or no gap is
-        // left, and every move is legal on both or on neither.
-        if kinds.len() <= 15 {
-            prop_assert!(seen.max_tile() < threshold || usize::from(seen.max_tile()) == kinds.len());
-            for direction in Direction::ALL {
-                prop_assert_eq!(board.slide(direction).is_some(), seen.slide(direction).is_some(), "{:?}", direction);
+        for seen in [board.downgraded(threshold), board.downgraded_from_top(threshold)] {
+            if board.max_tile() < threshold && board.max_tile() <= 15 {
+                prop_assert_eq!(WideBoard::from(seen), board, "nothing to downgrade");
+            }
+            // At most 15 kinds of tile always fit once the gaps are filled:
+            // then no tile is clamped, the largest is below the threshold or
+            // no gap is left, and every move is legal on both or on neither.
+            if kinds.len() <= 15 {
+                prop_assert!(seen.max_tile() < threshold || usize::from(seen.max_tile()) == kinds.len());
+                for direction in Direction::ALL {
+                    prop_assert_eq!(board.slide(direction).is_some(), seen.slide(direction).is_some(), "{:?}", direction);
+                }
+            }
+        }
+        // Filling the largest gaps first, a tile with as many gaps above it
+        // as the copy needs steps down keeps its value (a search's spawned
+        // 2s and 4s merge with what they would).
+        let exponents = board.exponents();
+        let largest = board.max_tile();
+        let steps = (largest + 1).saturating_sub(threshold.min(16));
+        let present = exponents.iter().fold(0u64, |mask, &e| mask | 1 << e);
+        let top = board.downgraded_from_top(threshold).exponents();
+        for (cell, &real) in exponents.iter().enumerate() {
+            let gaps_above = (real + 1..largest).filter(|&e| present & (1 << e) == 0).count();
+            if real > 0 && gaps_above >= usize::from(steps) {
+                prop_assert_eq!(top[cell], real, "cell {}", cell);
             }
         }
     }

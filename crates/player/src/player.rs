@@ -130,12 +130,10 @@ pub enum Source {
 const NEAR: f32 = 1e-4;
 
 /// The board as the search sees it: the board itself below 32768; from
-/// 32768 on, a copy whose tiles above the largest gap (the largest tile
-/// missing below the largest tile) move down one, until none is 32768 or
-/// more (clamped to 32768 if no gap is left). Equal tiles stay equal and
-/// different ones in order, so a move is legal on the copy exactly when it
-/// is on the board; and the small tiles keep their values, so that the
-/// spawns the search tries merge as they would.
+/// 32768 on, [`WideBoard::downgraded_from_top`]: the tiles above the
+/// largest gap move down until none is 32768, so that the search never
+/// meets a tile it cannot hold, while the small tiles keep their values and
+/// the spawns the search tries merge as they would.
 ///
 /// TDL2048+'s downgrade ([`WideBoard::downgraded`]) fills the smallest gap
 /// instead, which suits a network's statistics but not a search: on a
@@ -143,24 +141,7 @@ const NEAR: f32 = 1e-4;
 /// with what are 4s. (With that copy, 200 games at the fast setting that
 /// made 32768 averaged 546,863, dying soon after it.)
 pub fn search_view(board: WideBoard) -> Board {
-    let mut exponents = board.exponents();
-    loop {
-        let largest = exponents.iter().copied().max().unwrap_or(0);
-        if largest < Board::MAX_EXPONENT {
-            break;
-        }
-        let present = exponents.iter().fold(0u64, |mask, &e| mask | 1 << e);
-        let Some(gap) = (1..largest).rev().find(|&e| present & (1 << e) == 0) else {
-            break;
-        };
-        for exponent in &mut exponents {
-            if *exponent > gap {
-                *exponent -= 1;
-            }
-        }
-    }
-    let clamped = exponents.map(|exponent| exponent.min(Board::MAX_EXPONENT));
-    Board::from_exponents(clamped).expect("clamped to what fits")
+    board.downgraded_from_top(Board::MAX_EXPONENT)
 }
 
 impl Agent for Player {
