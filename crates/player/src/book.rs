@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use board::{Board, Direction, Symmetry, WideBoard};
-use tablebase::{Large, Mover, Spec, Table, large_count, tile_sum};
+use tablebase::{Large, Mover, Spec, Table, large_count, large_nibbles, tile_sum};
 
 use crate::packed::PackedLayer;
 
@@ -215,7 +215,7 @@ impl Book {
         let exponents = tiles.exponents;
         let formation = self.spec.formation();
         let targets = nibble_cells(formation.target_cells());
-        let walls = large_cells(masked);
+        let walls = large_nibbles(masked);
         let readings =
             Symmetry::ALL
                 .into_iter()
@@ -256,13 +256,6 @@ impl Tiles {
         sorted.sort_unstable_by(|a, b| b.cmp(a));
         Self { exponents, sorted }
     }
-}
-
-/// The nibbles of `board` that hold 0xF, as 0xF nibbles.
-fn large_cells(board: u64) -> u64 {
-    // A nibble is 0xF where all four of its bits are.
-    let all = board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111;
-    all * 0xF
 }
 
 /// The cells of a mask of cells.

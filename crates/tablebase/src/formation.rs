@@ -500,7 +500,7 @@ pub(crate) fn free_sum(board: u64) -> u32 {
 }
 
 /// The nibbles of `board` that hold 0xF, as a mask of nibbles.
-pub(crate) fn large_nibbles(board: u64) -> u64 {
+pub fn large_nibbles(board: u64) -> u64 {
     let ones = board & (board >> 1) & (board >> 2) & (board >> 3) & 0x1111_1111_1111_1111;
     ones * 0xF
 }

@@ -63,7 +63,7 @@ mod work;
 
 pub use canon::Canon;
 pub use error::Error;
-pub use formation::{Formation, FormationSpec, large_count, tile_sum};
+pub use formation::{Formation, FormationSpec, large_count, large_nibbles, tile_sum};
 pub use rate::{Fixed, Rate};
 pub use slide::{LARGE, Large, Mover, Slid, slide_line};
 pub use spec::Spec;
