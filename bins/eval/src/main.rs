@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use board::GameRecord;
 use clap::Parser;
-use cli::PlayArgs;
+use cli::{PlayArgs, RecordFile};
 use learn::{Log, Plan, Player, Run, session};
 use ntuple::Source;
 use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
@@ -112,6 +113,11 @@ struct Args {
     /// target is added to the evaluator's value (with --tables)
     #[arg(long, value_name = "K", value_parser = parse_scale)]
     leaf_rates: Option<f32>,
+
+    /// Write every game, each move and spawn, to this file as game
+    /// records (docs/records.md), which `play`'s replay mode opens
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
 
     #[command(flatten)]
     play: PlayArgs,
@@ -258,9 +264,27 @@ fn play(
         threads: usize::from(args.play.run.threads),
         plan,
     };
+    let records = args.record.as_deref().map(RecordFile::create).transpose()?;
+    let mut write = |games: &[GameRecord]| {
+        if let Some(records) = &records {
+            games.iter().for_each(|game| records.write(game));
+        }
+    };
     let start = std::time::Instant::now();
-    let stats = session::evaluate(&run, log, args.play.win)?;
-    Ok((stats, start.elapsed().as_secs_f64()))
+    let record = records
+        .is_some()
+        .then_some(&mut write as &mut dyn FnMut(&[GameRecord]));
+    let stats = session::evaluate(&run, log, args.play.win, record)?;
+    let seconds = start.elapsed().as_secs_f64();
+    if let (Some(records), Some(path)) = (records, &args.record) {
+        records.finish()?;
+        log.write(&format!(
+            "recorded {} games in {}\n\n",
+            stats.episodes,
+            path.display()
+        ))?;
+    }
+    Ok((stats, seconds))
 }
 
 /// The player's depths unless told otherwise (docs/player.md).

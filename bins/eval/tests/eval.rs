@@ -380,3 +380,47 @@ fn the_player_plays_with_a_table_set_and_counts_its_sources() {
         );
     }
 }
+
+#[test]
+fn records_every_game_of_every_player_as_it_was_played() {
+    let dir = tempfile::tempdir().unwrap();
+    trained(dir.path());
+    let players: [(&[&str], usize); 3] = [
+        (&["-i", "net.nw", "-e", "2x5"], 10),
+        (&["-e", "1x3", "-d", "2p"], 3),
+        (&["--player", "--player-depth", "2p", "-e", "1x2"], 2),
+    ];
+    for (index, (player, games)) in players.into_iter().enumerate() {
+        let file = format!("games-{index}.txt");
+        let mut args = player.to_vec();
+        args.extend(["-s", "rec", "-p", "2"]);
+        let plain = eval(&args, dir.path());
+        args.extend(["--record", &file]);
+        let output = eval(&args, dir.path());
+        let stdout = text(&output.stdout);
+        assert!(output.status.success(), "{}", text(&output.stderr));
+        let written = std::fs::read_to_string(dir.path().join(&file)).unwrap();
+        let records = board::record::read_records(&written).unwrap();
+        // Every game in the order played, whole, and the same games as
+        // without recording.
+        let count = records.len();
+        assert_eq!(count, games);
+        for (episode, record) in records.iter().enumerate() {
+            assert_eq!(record.tag("episode"), Some(episode.to_string().as_str()));
+            assert!(record.is_over());
+        }
+        let average = records.iter().map(|r| r.score() as f64).sum::<f64>() / count as f64;
+        assert!(
+            (average - summary_average(&stdout)).abs() < 1.0,
+            "{average} {stdout}"
+        );
+        assert_eq!(
+            summary_average(&text(&plain.stdout)),
+            summary_average(&stdout)
+        );
+        assert!(
+            stdout.contains(&format!("recorded {count} games in {file}")),
+            "{stdout}"
+        );
+    }
+}

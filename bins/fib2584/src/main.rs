@@ -3,21 +3,20 @@
 //! and episode records, and replays record files to check them.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::{LearnArgs, RunArgs};
+use cli::{LearnArgs, RecordFile, RunArgs};
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Fibonacci, Network, default_radix, report, tile};
 use learn::checkpoint::{self, Settings};
 use learn::session::Checkpointing;
 use learn::{Log, Plan, Stats, episode_rng, play, play_episodes, run_blocks};
-use ntuple::{AtomicFile, Metadata, parse_patterns};
+use ntuple::{Metadata, parse_patterns};
 
 /// Trains and evaluates n-tuple networks for 2584 Fibonacci, the game of
 /// the Theory of Computer Games course: afterstate TD(0) learning, 1-ply
@@ -188,7 +187,7 @@ fn train(
         let first = index * plan.block_size;
         play_episodes(plan.block_size, threads, |episode| {
             let mut rng = episode_rng(seed, first + episode);
-            play(&game, &network, Some(&learning), &mut rng)
+            play(&game, &network, Some(&learning), &mut rng, &mut ())
         })
     };
     run_blocks(plan, first_block, &mut total, block, |block| {
@@ -248,7 +247,7 @@ fn evaluate(
                     records.write(&record);
                     outcome
                 }
-                None => play(&game, network, None, &mut rng),
+                None => play(&game, network, None, &mut rng, &mut ()),
             }
         })
     };
@@ -304,47 +303,4 @@ fn replay(path: &Path, log: &mut Log) -> anyhow::Result<()> {
         100.0 * total.reach_rate(tile::GOAL)
     ))?;
     Ok(())
-}
-
-/// Records written by the playing threads, under a temporary name until
-/// the evaluation ends ([`AtomicFile`]: an evaluation that stops early
-/// leaves the file before it as it was).
-struct RecordFile {
-    path: PathBuf,
-    /// The writer, and the first failure to write.
-    out: Mutex<(BufWriter<AtomicFile>, Option<std::io::Error>)>,
-}
-
-impl RecordFile {
-    fn create(path: &Path) -> anyhow::Result<Self> {
-        cli::check_output(path)?;
-        let file = AtomicFile::create(path)?;
-        Ok(Self {
-            path: path.to_owned(),
-            out: Mutex::new((BufWriter::new(file), None)),
-        })
-    }
-
-    /// Appends `record`; the first failure is kept for [`RecordFile::finish`].
-    fn write(&self, record: &Record) {
-        let mut out = self.out.lock().expect("a writer panicked");
-        if let (writer, failure @ None) = &mut *out
-            && let Err(error) = writeln!(writer, "{record}")
-        {
-            *failure = Some(error);
-        }
-    }
-
-    /// Flushes the records and moves them to their name.
-    fn finish(self) -> anyhow::Result<()> {
-        let (writer, failure) = self.out.into_inner().expect("a writer panicked");
-        let file = match failure {
-            Some(error) => Err(error),
-            None => writer
-                .into_inner()
-                .map_err(std::io::IntoInnerError::into_error),
-        };
-        let file = file.with_context(|| format!("{}: cannot write", self.path.display()))?;
-        Ok(file.commit()?)
-    }
 }

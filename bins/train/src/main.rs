@@ -181,7 +181,7 @@ fn train(args: Args) -> anyhow::Result<()> {
             threads: usize::from(args.play.run.threads),
             plan,
         };
-        session::evaluate(&run, &mut log, args.play.win)?;
+        session::evaluate(&run, &mut log, args.play.win, None)?;
     }
     Ok(())
 }

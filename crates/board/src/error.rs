@@ -64,6 +64,12 @@ pub enum Error {
         /// The rate given.
         rate: f64,
     },
+    /// A game record breaks the format or the rules (docs/records.md).
+    #[error("not a game record: {problem}")]
+    Record {
+        /// What is wrong, and where.
+        problem: String,
+    },
     /// A policy chose a move that does not change the board.
     #[error("{direction} is not a legal move on {board:?}")]
     IllegalMove {

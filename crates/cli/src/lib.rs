@@ -13,6 +13,10 @@ use learn::session::Checkpointing;
 use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
+mod records;
+
+pub use records::RecordFile;
+
 /// The options of every run of any game: seed, threads, log, memory.
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {

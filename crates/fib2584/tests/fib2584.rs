@@ -175,7 +175,13 @@ fn average_score(network: &Network, learning: Option<&Learning>, games: u64, see
     let mut stats = Stats::default();
     for episode in 0..games {
         let mut rng = learn::episode_rng(seed, episode);
-        stats.record(play(&Fibonacci::STANDARD, network, learning, &mut rng));
+        stats.record(play(
+            &Fibonacci::STANDARD,
+            network,
+            learning,
+            &mut rng,
+            &mut (),
+        ));
     }
     stats.average()
 }
@@ -272,7 +278,7 @@ fn recorded_games_replay_to_their_scores() {
         // The same game as the unrecorded player's.
         let mut rng = learn::episode_rng(3, episode);
         assert_eq!(
-            play(&Fibonacci::STANDARD, &network, None, &mut rng),
+            play(&Fibonacci::STANDARD, &network, None, &mut rng, &mut ()),
             outcome
         );
 

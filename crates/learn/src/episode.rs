@@ -1,6 +1,6 @@
 //! Playing one episode greedily on a network, learning from it or not.
 
-use board::{Afterstate, Direction, SpawnRule, WideBoard};
+use board::{Afterstate, Board, Direction, GameRecord, SpawnRule, WideBoard};
 use rand::Rng;
 use search::{Evaluator, Expectimax, Settings, TranspositionTable};
 
@@ -17,6 +17,54 @@ pub struct Outcome {
     pub max_tile: u8,
     /// The search nodes visited choosing the moves (0 for the 1-ply player).
     pub nodes: u64,
+}
+
+/// What follows a game as it is played: its first board, then each move
+/// with the board after the spawn. `()` follows nothing, at no cost; a
+/// [`GameRecord`] writes the game down.
+pub trait Watch<B> {
+    /// The game starts on `board`.
+    fn start(&mut self, board: B);
+    /// `direction` was played, making `afterstate`; a tile then spawned,
+    /// making `next`.
+    fn step(&mut self, direction: Direction, afterstate: B, next: B);
+}
+
+impl<B> Watch<B> for () {
+    #[inline(always)]
+    fn start(&mut self, _: B) {}
+
+    #[inline(always)]
+    fn step(&mut self, _: Direction, _: B, _: B) {}
+}
+
+impl Watch<WideBoard> for GameRecord {
+    /// Starts the record afresh on `board` (its tags kept).
+    fn start(&mut self, board: WideBoard) {
+        let tags = self.tags().to_vec();
+        *self = GameRecord::new(board);
+        for (key, value) in tags {
+            self.set_tag(&key, &value);
+        }
+    }
+
+    fn step(&mut self, direction: Direction, afterstate: WideBoard, next: WideBoard) {
+        let cell = (0..16)
+            .find(|&cell| afterstate.tile(cell) != next.tile(cell))
+            .expect("a tile spawned");
+        self.push(direction, cell as u8, next.tile(cell))
+            .expect("a game's moves and spawns follow the rules");
+    }
+}
+
+impl Watch<Board> for GameRecord {
+    fn start(&mut self, board: Board) {
+        Watch::<WideBoard>::start(self, board.into());
+    }
+
+    fn step(&mut self, direction: Direction, afterstate: Board, next: Board) {
+        Watch::<WideBoard>::step(self, direction, afterstate.into(), next.into());
+    }
 }
 
 /// A move the greedy 1-ply player chose.
@@ -74,17 +122,19 @@ pub fn best_move<G: Game, V: Values<G::Board>>(
 ///
 /// With `downgrade`, the game is played on a [`WideBoard`], so two 32768
 /// make a real 65536, and the search sees [`WideBoard::downgraded`] copies
-/// once a tile reaches that exponent (TDL2048+'s `-h`).
+/// once a tile reaches that exponent (TDL2048+'s `-h`). `watch` follows
+/// the game.
 pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
     evaluator: &E,
     settings: Settings,
     table: Option<&TranspositionTable>,
     downgrade: Option<u8>,
     rng: &mut R,
+    watch: &mut impl Watch<WideBoard>,
 ) -> Outcome {
     let spawns = settings.spawns;
     let mut search = Expectimax::with_settings(evaluator, settings, table);
-    let outcome = play_wide(spawns, rng, |board| {
+    let outcome = play_wide(spawns, rng, watch, |board| {
         // Without downgrading, a plain 64-bit board: a wide board never
         // reaches 65536 here, since two 32768 merge as the 64-bit board does.
         let seen = match downgrade {
@@ -96,12 +146,15 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
             // The copy moves as the board does; should clamping have made
             // them differ, the first legal move of the board is played.
             Some(_) => choice
-                .and_then(|choice| board.slide(choice.direction))
-                .or_else(|| board.afterstates().iter().next().map(|(_, a)| a)),
+                .and_then(|choice| Some((choice.direction, board.slide(choice.direction)?)))
+                .or_else(|| board.afterstates().iter().next()),
             // The search already slid the board itself.
-            None => choice.map(|choice| Afterstate {
-                board: WideBoard::from(choice.afterstate.board),
-                reward: choice.afterstate.reward,
+            None => choice.map(|choice| {
+                let afterstate = Afterstate {
+                    board: WideBoard::from(choice.afterstate.board),
+                    reward: choice.afterstate.reward,
+                };
+                (choice.direction, afterstate)
             }),
         }
     });
@@ -112,23 +165,26 @@ pub fn play_searched<E: Evaluator + ?Sized, R: Rng>(
 }
 
 /// Plays one game on the wide board from a fresh one, spawning as `spawns`
-/// says: `play` makes each move (its afterstate, from a legal slide of the
-/// board it is given), until it returns `None`. The outcome counts no
-/// search nodes.
-pub fn play_wide<R: Rng>(
+/// says: `play` makes each move (a legal slide of the board it is given,
+/// and its afterstate), until it returns `None`. `watch` follows the game.
+/// The outcome counts no search nodes.
+pub fn play_wide<R: Rng, W: Watch<WideBoard> + ?Sized>(
     spawns: SpawnRule,
     rng: &mut R,
-    mut play: impl FnMut(WideBoard) -> Option<Afterstate<WideBoard>>,
+    watch: &mut W,
+    mut play: impl FnMut(WideBoard) -> Option<(Direction, Afterstate<WideBoard>)>,
 ) -> Outcome {
     let mut board = WideBoard::from(spawns.initial(rng));
+    watch.start(board);
     let (mut score, mut moves) = (0u64, 0u64);
-    while let Some(afterstate) = play(board) {
+    while let Some((direction, afterstate)) = play(board) {
         score += u64::from(afterstate.reward);
         moves += 1;
         let (cell, exponent) = spawns
             .draw(afterstate.board.empty_mask(), rng)
             .expect("a legal move leaves an empty cell");
         board = afterstate.board.with_tile(cell, exponent);
+        watch.step(direction, afterstate.board, board);
     }
     Outcome {
         score,
@@ -140,18 +196,20 @@ pub fn play_wide<R: Rng>(
 
 /// Plays one episode of `game` from a fresh board, choosing moves with
 /// [`best_move`] and learning as `learning` says (`None`: play only).
+/// `watch` follows the game (`&mut ()` for none).
 pub fn play<G: Game, V: Values<G::Board>, R: Rng>(
     game: &G,
     values: &V,
     learning: Option<&Learning>,
     rng: &mut R,
+    watch: &mut impl Watch<G::Board>,
 ) -> Outcome {
     let rate = learning.map_or(0.0, |learning| learning.rate(values.feature_count()));
     match learning.map(|learning| learning.mode) {
-        None => play_online(game, values, None, rng),
-        Some(crate::Mode::Online) => play_online(game, values, Some((rate, false)), rng),
-        Some(crate::Mode::Forward) => play_online(game, values, Some((rate, true)), rng),
-        Some(crate::Mode::Backward) => play_backward(game, values, rate, rng),
+        None => play_online(game, values, None, rng, watch),
+        Some(crate::Mode::Online) => play_online(game, values, Some((rate, false)), rng, watch),
+        Some(crate::Mode::Forward) => play_online(game, values, Some((rate, true)), rng, watch),
+        Some(crate::Mode::Backward) => play_backward(game, values, rate, rng, watch),
     }
 }
 
@@ -164,8 +222,10 @@ fn play_online<G: Game, V: Values<G::Board>, R: Rng>(
     values: &V,
     learn: Option<(f32, bool)>,
     rng: &mut R,
+    watch: &mut impl Watch<G::Board>,
 ) -> Outcome {
     let mut board = game.initial(rng);
+    watch.start(board);
     let (mut score, mut moves) = (0u64, 0u64);
     let mut previous: Option<(G::Board, f32)> = None;
     let current = |(before, cached): (G::Board, f32), reestimate: bool| {
@@ -189,6 +249,7 @@ fn play_online<G: Game, V: Values<G::Board>, R: Rng>(
         score += u64::from(choice.reward);
         moves += 1;
         board = game.spawn(choice.afterstate, rng);
+        watch.step(choice.direction, choice.afterstate, board);
     }
     if let (Some((rate, reestimate)), Some(previous)) = (learn, previous) {
         values.update(previous.0, rate * -current(previous, reestimate));
@@ -209,12 +270,15 @@ fn play_backward<G: Game, V: Values<G::Board>, R: Rng>(
     values: &V,
     rate: f32,
     rng: &mut R,
+    watch: &mut impl Watch<G::Board>,
 ) -> Outcome {
     let mut board = game.initial(rng);
+    watch.start(board);
     let mut path: Vec<(G::Board, u32)> = Vec::with_capacity(1024);
     while let Some(choice) = best_move(game, values, board) {
         path.push((choice.afterstate, choice.reward));
         board = game.spawn(choice.afterstate, rng);
+        watch.step(choice.direction, choice.afterstate, board);
     }
     let mut target = 0.0f32;
     for &(afterstate, reward) in path.iter().rev() {

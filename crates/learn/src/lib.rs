@@ -45,7 +45,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use episode::{Choice, Outcome, best_move, play, play_searched, play_wide};
+pub use episode::{Choice, Outcome, Watch, best_move, play, play_searched, play_wide};
 pub use error::Error;
 pub use game::{Game, Values};
 pub use log::Log;

@@ -2,16 +2,17 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use board::SpawnRule;
+use board::{Board, GameRecord, SpawnRule, WideBoard};
 use ntuple::Network;
 use rand_pcg::Pcg64Mcg;
 use search::{Evaluator, TranspositionTable};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Learning, Outcome, Stats, block_report, episode, seed};
+use crate::{Error, Learning, Outcome, Stats, Watch, block_report, episode, seed};
 
 /// How many episodes a run plays: `blocks` blocks of `block_size`.
 ///
@@ -88,8 +89,13 @@ pub enum Player<'a> {
 /// hands it each episode's spawn rule and generator.
 pub trait Agent: Sync {
     /// Plays one game from a fresh board, spawning as `spawns` says with
-    /// `rng`, and tells how it went.
-    fn play(&self, spawns: SpawnRule, rng: &mut Pcg64Mcg) -> Outcome;
+    /// `rng`, and tells how it went; `watch` follows the game.
+    fn play(
+        &self,
+        spawns: SpawnRule,
+        rng: &mut Pcg64Mcg,
+        watch: &mut dyn Watch<WideBoard>,
+    ) -> Outcome;
 }
 
 impl fmt::Debug for Player<'_> {
@@ -150,29 +156,57 @@ impl Run<'_> {
     /// next block's first.
     pub fn block(&self, index: u64) -> Stats {
         let first = index * self.plan.block_size;
-        let size = self.plan.block_size;
-        let play = |episode: u64| {
-            let mut rng = seed::episode_rng(self.seed, first + episode);
-            match self.player {
-                Player::Greedy { network, learning } => {
-                    episode::play(&self.spawns, network, learning.as_ref(), &mut rng)
-                }
-                Player::Search {
-                    evaluator,
-                    settings,
-                    table,
-                    downgrade,
-                } => {
-                    let settings = search::Settings {
-                        spawns: self.spawns,
-                        ..settings
-                    };
-                    episode::play_searched(evaluator, settings, table, downgrade, &mut rng)
-                }
-                Player::Agent(agent) => agent.play(self.spawns, &mut rng),
+        play_episodes(self.plan.block_size, self.threads, |episode| {
+            self.episode(first + episode, &mut ())
+        })
+    }
+
+    /// Plays block `index` as [`Run::block`] does, the same games, and
+    /// writes each down: its records, in the order of the episodes, each
+    /// tagged with its episode's number (`episode=`).
+    pub fn recorded_block(&self, index: u64) -> (Stats, Vec<GameRecord>) {
+        let first = index * self.plan.block_size;
+        let records = Mutex::new(Vec::new());
+        let stats = play_episodes(self.plan.block_size, self.threads, |episode| {
+            let number = first + episode;
+            let mut record = GameRecord::new(WideBoard::default());
+            let outcome = self.episode(number, &mut record);
+            record.set_tag("episode", &number.to_string());
+            records
+                .lock()
+                .expect("no episode panics")
+                .push((number, record));
+            outcome
+        });
+        let mut records = records.into_inner().expect("no episode panics");
+        records.sort_unstable_by_key(|&(number, _)| number);
+        (
+            stats,
+            records.into_iter().map(|(_, record)| record).collect(),
+        )
+    }
+
+    /// Plays episode `number`, followed by `watch`.
+    fn episode<W: Watch<Board> + Watch<WideBoard>>(&self, number: u64, watch: &mut W) -> Outcome {
+        let mut rng = seed::episode_rng(self.seed, number);
+        match self.player {
+            Player::Greedy { network, learning } => {
+                episode::play(&self.spawns, network, learning.as_ref(), &mut rng, watch)
             }
-        };
-        play_episodes(size, self.threads, play)
+            Player::Search {
+                evaluator,
+                settings,
+                table,
+                downgrade,
+            } => {
+                let settings = search::Settings {
+                    spawns: self.spawns,
+                    ..settings
+                };
+                episode::play_searched(evaluator, settings, table, downgrade, &mut rng, watch)
+            }
+            Player::Agent(agent) => agent.play(self.spawns, &mut rng, watch),
+        }
     }
 
     /// Plays the blocks from `first_block` to the end of the plan, adding

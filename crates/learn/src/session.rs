@@ -1,10 +1,13 @@
 //! Whole runs as the front ends use them: training with checkpoints, and
 //! evaluation with its summary, printed in TDL2048+'s layout.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
 
+use board::GameRecord;
+
 use crate::checkpoint::{self, Progress, Settings};
-use crate::{Error, Log, Player, Run, Stats, summary};
+use crate::{Error, Log, Player, Run, Stats, run_blocks, summary};
 
 /// Where and how often a training run saves its progress.
 #[derive(Clone, Debug)]
@@ -77,15 +80,39 @@ pub fn train(
     Ok(total)
 }
 
+/// What [`evaluate`] hands the games it records to, a block at a time.
+pub type Recorder<'a> = &'a mut dyn FnMut(&[GameRecord]);
+
 /// Plays `run` (normally without learning), printing each block and then
-/// the summary table to `log`.
+/// the summary table to `log`. With `record`, every game is also written
+/// down ([`Run::recorded_block`]) and handed to it a block at a time, in
+/// the order of the episodes.
 ///
 /// # Errors
 /// [`Error::Io`] if the log fails.
-pub fn evaluate(run: &Run, log: &mut Log, win_tile: u8) -> Result<Stats, Error> {
+pub fn evaluate(
+    run: &Run,
+    log: &mut Log,
+    win_tile: u8,
+    mut record: Option<Recorder<'_>>,
+) -> Result<Stats, Error> {
     let mut total = Stats::default();
     let blocks = run.plan.blocks;
-    let elapsed = run.execute(0, &mut total, |block| {
+    let records = RefCell::new(Vec::new());
+    let recording = record.is_some();
+    let block = |index| {
+        if recording {
+            let (stats, games) = run.recorded_block(index);
+            *records.borrow_mut() = games;
+            stats
+        } else {
+            run.block(index)
+        }
+    };
+    let elapsed = run_blocks(run.plan, 0, &mut total, block, |block| {
+        if let Some(record) = record.as_mut() {
+            record(&records.take());
+        }
         log.write(&block.report(blocks, win_tile))
     })?;
     log.write(&summary(elapsed, &total, win_tile))?;

@@ -308,7 +308,7 @@ fn downgrading_changes_nothing_below_its_threshold() {
     let settings = Settings::new(Depth::new(2).unwrap());
     let play = |downgrade| {
         let mut rng = learn::episode_rng(5, 0);
-        learn::play_searched(&heuristic, settings, None, downgrade, &mut rng)
+        learn::play_searched(&heuristic, settings, None, downgrade, &mut rng, &mut ())
     };
     // 2^19 is never reached: the same game as on the 64-bit board.
     assert_eq!(play(Some(19)), play(None));

@@ -76,7 +76,7 @@ fn play(player: &Player, games: u64) -> Vec<Outcome> {
                         break;
                     }
                     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(game);
-                    let outcome = player.play(SpawnRule::STANDARD, &mut rng);
+                    let outcome = player.play(SpawnRule::STANDARD, &mut rng, &mut ());
                     outcomes.lock().expect("no player panics").push(outcome);
                 }
             });

@@ -15,7 +15,7 @@
 //!
 //! let player = Player::new(Settings::new(Depths::fixed(2)), Tables::none());
 //! let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
-//! let outcome = player.play(SpawnRule::STANDARD, &mut rng);
+//! let outcome = player.play(SpawnRule::STANDARD, &mut rng, &mut ());
 //! assert!(outcome.max_tile >= 7, "a 2-ply search makes 128 at least");
 //! println!("{} points in {} moves; {}", outcome.score, outcome.moves, player.sources());
 //! ```
@@ -32,7 +32,7 @@ mod tables;
 
 pub use book::Book;
 pub use depth::Depths;
-pub use player::{Player, Source, search_view};
+pub use player::{Analysis, Player, Source, search_view};
 pub use search::{Choice, Search, Settings};
 pub use snake::Snake;
 pub use sources::Sources;

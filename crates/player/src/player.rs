@@ -4,11 +4,11 @@
 use std::sync::Mutex;
 
 use board::{Board, Direction, SpawnRule, WideBoard};
-use learn::{Agent, Outcome};
+use learn::{Agent, Outcome, Watch};
 use rand_pcg::Pcg64Mcg;
 
 use crate::cache::Cache;
-use crate::search::{Search, Settings};
+use crate::search::{self, Search, Settings};
 use crate::snake::Snake;
 use crate::sources::Sources;
 use crate::tables::Tables;
@@ -79,41 +79,70 @@ impl Player {
         board: WideBoard,
         search: &mut Search<'a>,
     ) -> Option<(Direction, Source)> {
+        self.analyze(board, search)
+            .map(|analysis| (analysis.direction, analysis.source))
+    }
+
+    /// What the player makes of `board`: the move it plays
+    /// ([`Player::choose`]), where it came from, and the value of every
+    /// move by that source. `None` if no move is legal.
+    pub fn analyze<'a>(&'a self, board: WideBoard, search: &mut Search<'a>) -> Option<Analysis> {
         let seen = search_view(board);
-        let (source, allowed) = match self.tables.advise(board) {
+        let legal = Direction::ALL.map(|direction| board.slide(direction).is_some());
+        let (source, allowed, rates) = match self.tables.advise(board) {
             Some((table, rates)) => {
                 let best = rates.iter().flatten().copied().fold(f32::MIN, f32::max);
                 let near = rates.map(|rate| rate.is_some_and(|rate| rate >= best - NEAR));
-                (Source::Table(table), near)
+                (Source::Table(table), near, Some(rates))
             }
-            None => (Source::Search, [true; 4]),
+            None => (Source::Search, [true; 4], None),
         };
         let mut candidates = Direction::ALL
             .into_iter()
-            .filter(|&direction| allowed[direction.index()] && board.slide(direction).is_some());
-        if let (Source::Table(_), Some(only), None) = (source, candidates.next(), candidates.next())
-        {
-            return Some((only, source));
+            .filter(|&direction| allowed[direction.index()] && legal[direction.index()]);
+        if let (Some(rates), Some(only), None) = (rates, candidates.next(), candidates.next()) {
+            return Some(Analysis {
+                direction: only,
+                source,
+                values: rates,
+            });
         }
         // The tables value the search's leaves only where it sees the
         // board's own tiles.
         search.consult((WideBoard::from(seen) == board).then_some(&self.tables));
-        let chosen = search
-            .choose_among(seen, allowed)
-            .map(|choice| choice.direction);
+        let values = search.values_among(seen, allowed);
         // The copy moves as the board does unless clamping made them differ:
         // then the board's first legal move.
-        chosen
-            .filter(|&direction| board.slide(direction).is_some())
-            .or_else(|| {
-                board
-                    .afterstates()
-                    .iter()
-                    .next()
-                    .map(|(direction, _)| direction)
-            })
-            .map(|direction| (direction, source))
+        let direction = search::best_of(values)
+            .filter(|&direction| legal[direction.index()])
+            .or_else(|| Direction::ALL.into_iter().find(|d| legal[d.index()]))?;
+        let values = rates.unwrap_or_else(|| {
+            let mut values = values;
+            for (value, legal) in values.iter_mut().zip(legal) {
+                value.take_if(|_| !legal);
+            }
+            values
+        });
+        Some(Analysis {
+            direction,
+            source,
+            values,
+        })
     }
+}
+
+/// What a player makes of a position ([`Player::analyze`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Analysis {
+    /// The move it plays.
+    pub direction: Direction,
+    /// Where the move came from.
+    pub source: Source,
+    /// Each move's value in [`Direction::ALL`] order, `None` for a move
+    /// that is not legal or that the advising table does not allow: the
+    /// table's success rate (0 to 1) where a table advises, else the
+    /// search's value (the evaluator's scale: compare moves, not boards).
+    pub values: [Option<f32>; 4],
 }
 
 /// Where a move came from.
@@ -145,7 +174,12 @@ pub fn search_view(board: WideBoard) -> Board {
 }
 
 impl Agent for Player {
-    fn play(&self, spawns: SpawnRule, rng: &mut Pcg64Mcg) -> Outcome {
+    fn play(
+        &self,
+        spawns: SpawnRule,
+        rng: &mut Pcg64Mcg,
+        watch: &mut dyn Watch<WideBoard>,
+    ) -> Outcome {
         let settings = Settings {
             spawns,
             ..self.settings
@@ -158,10 +192,10 @@ impl Agent for Player {
             }
             None => Search::new(&self.snake, settings),
         };
-        let outcome = learn::play_wide(spawns, rng, |board| {
+        let outcome = learn::play_wide(spawns, rng, watch, |board| {
             let (direction, source) = self.choose(board, &mut search)?;
             self.sources.count(source);
-            board.slide(direction)
+            Some((direction, board.slide(direction)?))
         });
         let nodes = search.nodes();
         self.caches

@@ -146,6 +146,17 @@ impl<'a> Search<'a> {
     /// The best of the legal moves of `board` that `allowed` allows (in
     /// [`Direction::ALL`] order), or `None` if there is none.
     pub fn choose_among(&mut self, board: Board, allowed: [bool; 4]) -> Option<Choice> {
+        let values = self.values_among(board, allowed);
+        let direction = best_of(values)?;
+        Some(Choice {
+            direction,
+            value: values[direction.index()].expect("the best move has a value"),
+        })
+    }
+
+    /// The searched value of each legal move of `board` that `allowed`
+    /// allows, in [`Direction::ALL`] order (`None` for the others).
+    pub fn values_among(&mut self, board: Board, allowed: [bool; 4]) -> [Option<f32>; 4] {
         let largest = weight(board.max_tile()) as f32;
         self.pass = if self.snake.value(board) >= 0 {
             2.0 * largest
@@ -159,17 +170,13 @@ impl<'a> Search<'a> {
             .cutoff
             .unwrap_or_else(|| (-f32::from(plies) - 3.0).exp2());
         let layers = u32::from(plies) - 1;
-        let mut best: Option<Choice> = None;
+        let mut values = [None; 4];
         for (direction, afterstate) in board.afterstates().iter() {
-            if !allowed[direction.index()] {
-                continue;
-            }
-            let value = self.chance(afterstate.board, layers, 1.0);
-            if best.is_none_or(|best| value > best.value) {
-                best = Some(Choice { direction, value });
+            if allowed[direction.index()] {
+                values[direction.index()] = Some(self.chance(afterstate.board, layers, 1.0));
             }
         }
-        best
+        values
     }
 
     /// The value of an afterstate with `layers` move layers below it,
@@ -241,4 +248,18 @@ impl<'a> Search<'a> {
             })
             .unwrap_or(self.dead)
     }
+}
+
+/// The move of the largest value, the first of equals in [`Direction::ALL`]
+/// order; `None` if no move has one.
+pub(crate) fn best_of(values: [Option<f32>; 4]) -> Option<Direction> {
+    let mut best: Option<(Direction, f32)> = None;
+    for (direction, value) in Direction::ALL.into_iter().zip(values) {
+        if let Some(value) = value
+            && best.is_none_or(|(_, best)| value > best)
+        {
+            best = Some((direction, value));
+        }
+    }
+    best.map(|(direction, _)| direction)
 }

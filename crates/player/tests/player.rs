@@ -344,7 +344,7 @@ fn missing_or_damaged_tables_are_left_out_with_one_line_each() {
     for tables in [tables, Tables::open(&[missing]).0] {
         let player = Player::new(Settings::new(Depths::fixed(2)), tables);
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
-        assert!(player.play(SpawnRule::STANDARD, &mut rng).moves > 100);
+        assert!(player.play(SpawnRule::STANDARD, &mut rng, &mut ()).moves > 100);
     }
 }
 
