@@ -27,6 +27,28 @@ impl Direction {
     /// All four directions in their order, up, right, down, left.
     pub const ALL: [Direction; 4] = [Self::Up, Self::Right, Self::Down, Self::Left];
 
+    /// The direction of the largest of `values` (in [`Direction::ALL`]
+    /// order, `None` for a move without one), the first of equals; `None`
+    /// if no move has a value.
+    ///
+    /// ```
+    /// use board::Direction;
+    ///
+    /// assert_eq!(Direction::best_of([None, Some(2.0), Some(5.0), Some(5.0)]), Some(Direction::Down));
+    /// assert_eq!(Direction::best_of([None; 4]), None);
+    /// ```
+    pub fn best_of(values: [Option<f32>; 4]) -> Option<Self> {
+        let mut best: Option<(Self, f32)> = None;
+        for (direction, value) in Self::ALL.into_iter().zip(values) {
+            if let Some(value) = value
+                && best.is_none_or(|(_, best)| value > best)
+            {
+                best = Some((direction, value));
+            }
+        }
+        best.map(|(direction, _)| direction)
+    }
+
     /// The direction with this index (0 up, 1 right, 2 down, 3 left).
     ///
     /// # Panics

@@ -14,7 +14,7 @@
 //!
 //! let network = Network::new(parse_patterns(["2x4patt"])?, 32, u64::MAX)?;
 //! let mut rng = learn::episode_rng(1, 0);
-//! let outcome = play(&Fibonacci::STANDARD, &network, Some(&Learning::default()), &mut rng);
+//! let outcome = play(&Fibonacci::STANDARD, &network, Some(&Learning::default()), &mut rng, &mut ());
 //! assert!(outcome.moves > 0 && outcome.max_tile >= 2);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

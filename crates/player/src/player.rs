@@ -8,7 +8,7 @@ use learn::{Agent, Outcome, Watch};
 use rand_pcg::Pcg64Mcg;
 
 use crate::cache::Cache;
-use crate::search::{self, Search, Settings};
+use crate::search::{Search, Settings};
 use crate::snake::Snake;
 use crate::sources::Sources;
 use crate::tables::Tables;
@@ -113,7 +113,7 @@ impl Player {
         let values = search.values_among(seen, allowed);
         // The copy moves as the board does unless clamping made them differ:
         // then the board's first legal move.
-        let direction = search::best_of(values)
+        let direction = Direction::best_of(values)
             .filter(|&direction| legal[direction.index()])
             .or_else(|| Direction::ALL.into_iter().find(|d| legal[d.index()]))?;
         let values = rates.unwrap_or_else(|| {

@@ -147,7 +147,7 @@ impl<'a> Search<'a> {
     /// [`Direction::ALL`] order), or `None` if there is none.
     pub fn choose_among(&mut self, board: Board, allowed: [bool; 4]) -> Option<Choice> {
         let values = self.values_among(board, allowed);
-        let direction = best_of(values)?;
+        let direction = Direction::best_of(values)?;
         Some(Choice {
             direction,
             value: values[direction.index()].expect("the best move has a value"),
@@ -248,18 +248,4 @@ impl<'a> Search<'a> {
             })
             .unwrap_or(self.dead)
     }
-}
-
-/// The move of the largest value, the first of equals in [`Direction::ALL`]
-/// order; `None` if no move has one.
-pub(crate) fn best_of(values: [Option<f32>; 4]) -> Option<Direction> {
-    let mut best: Option<(Direction, f32)> = None;
-    for (direction, value) in Direction::ALL.into_iter().zip(values) {
-        if let Some(value) = value
-            && best.is_none_or(|(_, best)| value > best)
-        {
-            best = Some((direction, value));
-        }
-    }
-    best.map(|(direction, _)| direction)
 }

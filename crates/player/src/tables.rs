@@ -1,6 +1,6 @@
 //! The tables a player consults, and the rule that picks a table's move.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use board::WideBoard;
 
@@ -68,7 +68,7 @@ impl Tables {
     pub fn open(dirs: &[PathBuf]) -> (Self, Vec<String>) {
         let mut books = Vec::new();
         let mut problems = Vec::new();
-        for dir in dirs.iter().flat_map(|dir| table_dirs(dir)) {
+        for dir in dirs.iter().flat_map(|dir| tablebase::table_dirs(dir)) {
             match Book::open(&dir) {
                 Ok(book) => books.push(book),
                 Err(error) => problems.push(format!("table {} left out: {error}", dir.display())),
@@ -117,24 +117,4 @@ impl Tables {
         let best = rates.iter().flatten().copied().fold(f32::MIN, f32::max);
         (best >= self.min_rate).then_some((index, rates))
     }
-}
-
-/// The tables `dir` names: itself if it is a table's folder (or nothing
-/// like a folder of tables), else every folder in it that holds a table.
-fn table_dirs(dir: &Path) -> Vec<PathBuf> {
-    if dir.join("table.json").exists() {
-        return vec![dir.to_owned()];
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return vec![dir.to_owned()];
-    };
-    let mut tables: Vec<PathBuf> = entries
-        .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| path.join("table.json").exists())
-        .collect();
-    if tables.is_empty() {
-        return vec![dir.to_owned()];
-    }
-    tables.sort();
-    tables
 }

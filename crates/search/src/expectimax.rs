@@ -110,6 +110,19 @@ impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
 
     /// The best move on `board`, or `None` if no move is legal.
     pub fn choose(&mut self, board: Board) -> Option<Choice> {
+        let values = self.move_values(board);
+        let direction = Direction::best_of(values)?;
+        Some(Choice {
+            direction,
+            afterstate: board.slide(direction)?,
+            value: values[direction.index()]?,
+        })
+    }
+
+    /// The score of each move on `board` in [`Direction::ALL`] order, as
+    /// [`Expectimax::choose`] compares them (its reward plus the searched
+    /// value of its afterstate), `None` for a move that is not legal.
+    pub fn move_values(&mut self, board: Board) -> [Option<f32>; 4] {
         let mut plies = u32::from(self.settings.depth.plies());
         if self.settings.adaptive {
             let distinct = board.tile_counts()[1..]
@@ -120,18 +133,12 @@ impl<'a, E: Evaluator + ?Sized> Expectimax<'a, E> {
             plies = distinct.saturating_sub(1).clamp(plies, deepest);
         }
         let layers = plies - 1;
-        let mut best: Option<Choice> = None;
+        let mut values = [None; 4];
         for (direction, afterstate) in board.afterstates().iter() {
-            let value = afterstate.reward as f32 + self.chance(afterstate.board, layers, 1.0);
-            if best.is_none_or(|best| value > best.value) {
-                best = Some(Choice {
-                    direction,
-                    afterstate,
-                    value,
-                });
-            }
+            values[direction.index()] =
+                Some(afterstate.reward as f32 + self.chance(afterstate.board, layers, 1.0));
         }
-        best
+        values
     }
 
     /// The value of an afterstate with `layers` move layers still to search,

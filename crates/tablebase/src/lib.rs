@@ -67,5 +67,5 @@ pub use formation::{Formation, FormationSpec, large_count, large_nibbles, tile_s
 pub use rate::{Fixed, Rate};
 pub use slide::{LARGE, Large, Mover, Slid, slide_line};
 pub use spec::Spec;
-pub use table::{MoveRates, Table};
+pub use table::{MoveRates, Table, table_dirs};
 pub use verify::Verified;

@@ -647,6 +647,20 @@ impl LayerFile {
             .map_or(0.0, |index| rates[index]))
     }
 
+    /// Position `index` of the layer (in the order of the boards) and its
+    /// rate, or `None` past the last.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::File`] if its block cannot be read.
+    pub fn position(&self, index: u64) -> Result<Option<(u64, f64)>, Error> {
+        if index >= self.header.positions {
+            return Ok(None);
+        }
+        let (boards, rates) = self.block((index / BLOCK as u64) as usize)?;
+        let at = (index % BLOCK as u64) as usize;
+        Ok(boards.get(at).zip(rates.get(at)).map(|(&b, &r)| (b, r)))
+    }
+
     /// The positions of `wanted` (sorted, without repeats) that the layer
     /// holds, with their stored rates: only the blocks where some wanted
     /// board would be are read.

@@ -326,3 +326,25 @@ impl Table {
         })
     }
 }
+
+/// The tables `dir` names: itself if it is a table's folder (or nothing
+/// like a folder of tables, so that opening it says what is wrong), else
+/// every folder in it that holds a table, as `tb-build set` writes them,
+/// in the order of their names.
+pub fn table_dirs(dir: &Path) -> Vec<PathBuf> {
+    if dir.join("table.json").exists() {
+        return vec![dir.to_owned()];
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return vec![dir.to_owned()];
+    };
+    let mut tables: Vec<PathBuf> = entries
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| path.join("table.json").exists())
+        .collect();
+    if tables.is_empty() {
+        return vec![dir.to_owned()];
+    }
+    tables.sort();
+    tables
+}
