@@ -91,6 +91,9 @@ fn serve(args: Args) -> anyhow::Result<()> {
 /// The app `args` describe: the player (with the tables), the network if
 /// one is given, and the heuristic.
 fn app(args: &Args) -> anyhow::Result<App> {
+    if !args.tables.is_empty() {
+        eprintln!("play: reading the tables (a few seconds a gigabyte)");
+    }
     let (tables, problems) = player::Tables::open(&args.tables);
     for problem in problems {
         eprintln!("play: warning: {problem}");
@@ -121,12 +124,17 @@ fn app(args: &Args) -> anyhow::Result<App> {
             ..Settings::new("2p".parse().expect("a depth"))
         },
     });
-    let practice = args
+    // A table that cannot be read was named by the warnings above.
+    let practice: Vec<PracticeTable> = args
         .tables
         .iter()
         .flat_map(|dir| tablebase::table_dirs(dir))
         .filter_map(|dir| PracticeTable::open(&dir).ok())
         .collect();
+    if !args.tables.is_empty() {
+        let names: Vec<&str> = practice.iter().map(PracticeTable::name).collect();
+        eprintln!("play: tables to practise: {}", names.join(", "));
+    }
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_nanos() as u64);

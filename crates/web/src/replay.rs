@@ -27,6 +27,9 @@ pub struct RecordFile {
     pub name: String,
     /// Its size in bytes.
     pub bytes: u64,
+    /// Where it is: never sent, since the page names files by name.
+    #[serde(skip)]
+    path: PathBuf,
 }
 
 /// One recorded game laid out for the page: every position, and the move
@@ -52,8 +55,9 @@ impl RecordFolders {
     }
 
     /// The regular files in the folders, by name (the first folder's where
-    /// two share a name), skipping hidden ones and those over
-    /// [`MOST_RECORD_BYTES`].
+    /// two share a name), skipping hidden ones, those over
+    /// [`MOST_RECORD_BYTES`], and links (which may lead out of the
+    /// folders).
     pub fn list(&self) -> Vec<RecordFile> {
         let mut files: Vec<RecordFile> = Vec::new();
         for dir in &self.dirs {
@@ -63,14 +67,16 @@ impl RecordFolders {
             let mut here: Vec<RecordFile> = entries
                 .filter_map(|entry| {
                     let entry = entry.ok()?;
+                    // Of the entry itself: a link is not a regular file.
                     let metadata = entry.metadata().ok()?;
                     let name = entry.file_name().into_string().ok()?;
                     (metadata.is_file()
                         && !name.starts_with('.')
                         && metadata.len() <= MOST_RECORD_BYTES)
-                        .then_some(RecordFile {
+                        .then(|| RecordFile {
                             name,
                             bytes: metadata.len(),
+                            path: entry.path(),
                         })
                 })
                 .filter(|file| files.iter().all(|known| known.name != file.name))
@@ -87,17 +93,10 @@ impl RecordFolders {
     /// One line: a name that is not a listed file (a path, say), a file
     /// that cannot be read, or one that holds no records or a bad one.
     pub fn read(&self, name: &str) -> Result<Vec<GameRecord>, String> {
-        let listed = self.list().iter().any(|file| file.name == name);
-        let path = self
-            .dirs
-            .iter()
-            .map(|dir| dir.join(name))
-            .find(|path| path.is_file());
-        match path {
-            Some(path) if listed && Path::new(name).file_name() == Some(name.as_ref()) => {
-                read_file(&path)
-            }
-            _ => Err(format!(
+        let listed = self.list().into_iter().find(|file| file.name == name);
+        match listed {
+            Some(file) => read_file(&file.path),
+            None => Err(format!(
                 "no record file {name:?} in the record folders (GET /api/records lists them)"
             )),
         }
@@ -166,11 +165,12 @@ mod tests {
         fs::write(records.join("games.txt"), "0111#L21\n").unwrap();
         fs::write(records.join("empty.txt"), "# nothing\n").unwrap();
         fs::write(dir.path().join("secret.txt"), "0111#L21\n").unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), records.join("link.txt")).unwrap();
         let folders = RecordFolders::new(vec![records]);
         let names: Vec<String> = folders.list().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["empty.txt", "games.txt"]);
         assert_eq!(folders.read("games.txt").unwrap().len(), 1);
-        for outside in ["../secret.txt", "/etc/passwd", "secret.txt", ""] {
+        for outside in ["../secret.txt", "/etc/passwd", "secret.txt", "link.txt", ""] {
             let error = folders.read(outside).unwrap_err();
             assert!(error.contains("no record file"), "{outside}: {error}");
         }
