@@ -165,7 +165,8 @@ mod tests {
         fs::write(records.join("games.txt"), "0111#L21\n").unwrap();
         fs::write(records.join("empty.txt"), "# nothing\n").unwrap();
         fs::write(dir.path().join("secret.txt"), "0111#L21\n").unwrap();
-        std::os::unix::fs::symlink(dir.path().join("secret.txt"), records.join("link.txt")).unwrap();
+        std::os::unix::fs::symlink(dir.path().join("secret.txt"), records.join("link.txt"))
+            .unwrap();
         let folders = RecordFolders::new(vec![records]);
         let names: Vec<String> = folders.list().into_iter().map(|f| f.name).collect();
         assert_eq!(names, ["empty.txt", "games.txt"]);

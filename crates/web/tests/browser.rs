@@ -59,9 +59,15 @@ impl Driver {
         Self { child, port }
     }
 
-    async fn browser(&self, profile: &Path) -> Client {
+    /// A browser with a fresh profile in `profile`, saving downloads in
+    /// `downloads`.
+    async fn browser(&self, profile: &Path, downloads: &Path) -> Client {
         let options = json!({
             "binary": CHROMIUM,
+            "prefs": {
+                "download.default_directory": downloads,
+                "download.prompt_for_download": false,
+            },
             "args": [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--no-first-run", "--disable-background-networking",
@@ -215,8 +221,9 @@ async fn a_person_plays_watches_practises_and_replays_in_the_browser() {
 
     let driver = Driver::start();
     let profile = tempfile::tempdir().unwrap();
+    let downloads = tempfile::tempdir().unwrap();
     let mut page = Page {
-        client: driver.browser(profile.path()).await,
+        client: driver.browser(profile.path(), downloads.path()).await,
         shots: Vec::new(),
     };
     page.client
@@ -302,6 +309,18 @@ async fn a_person_plays_watches_practises_and_replays_in_the_browser() {
     assert_ne!(page.text("last-source").await, "none yet");
     page.shoot("watch").await;
 
+    // The game saved as a record: the game on the screen, from the board
+    // set, move by move.
+    page.click("save-game").await;
+    let saved = downloaded(downloads.path()).await;
+    let records = board::record::read_records(&std::fs::read_to_string(&saved).unwrap()).unwrap();
+    assert_eq!(records.len(), 1);
+    let record = &records[0];
+    assert_eq!(record.start(), start);
+    assert_eq!(board_text(record.last()), page.board().await);
+    assert_eq!(record.steps().len().to_string(), page.text("moves").await);
+    assert_eq!(record.score().to_string(), page.text("score").await);
+
     // Practise: a random position of the table, its rates shown; the best
     // move keeps the match rate at 100%.
     page.click_tab("practise").await;
@@ -355,6 +374,24 @@ async fn a_person_plays_watches_practises_and_replays_in_the_browser() {
     assert_eq!(page.board().await, board_text(fortieth));
     page.until("document.querySelector('#hint-table tr.played') !== null")
         .await;
+    // A file of one's own, sent by the page: the game saved above.
+    let upload = page
+        .client
+        .find(Locator::Id("upload-record"))
+        .await
+        .unwrap();
+    upload.send_keys(saved.to_str().unwrap()).await.unwrap();
+    page.until(&format!(
+        "document.getElementById('position-text').textContent === '0 of {}'",
+        record.steps().len()
+    ))
+    .await;
+    assert_eq!(page.board().await, board_text(start));
+    page.click("open-record").await;
+    page.until("document.getElementById('position-text').textContent.startsWith('0 of')")
+        .await;
+    page.key(&char::from(Key::Home).to_string()).await;
+
     // The end of the game, then the position before it.
     page.key(&char::from(Key::End).to_string()).await;
     let last = board_text(games[0].last());
@@ -375,6 +412,28 @@ async fn a_person_plays_watches_practises_and_replays_in_the_browser() {
     page.client.close().await.unwrap();
     drop(driver);
     eprintln!("screenshots: {:?}", page.shots);
+}
+
+/// The file the browser downloaded into `dir`, once it is whole.
+async fn downloaded(dir: &Path) -> PathBuf {
+    let started = Instant::now();
+    loop {
+        let files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .collect();
+        // Chromium writes under a temporary name, then renames.
+        if let [file] = files.as_slice()
+            && file.extension().is_some_and(|extension| extension == "txt")
+        {
+            return file.clone();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no download in {dir:?}: {files:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 fn arrow(direction: &str) -> Key {
