@@ -227,7 +227,7 @@ async function watch() {
 // ---- practise ------------------------------------------------------------
 
 const practice = {
-  table: "", board: "", position: null, showRates: false,
+  table: "", board: "", position: null, showRates: false, demo: false,
   moves: 0, matched: 0, lost: 0, mistakes: [],
 };
 
@@ -265,7 +265,9 @@ function showMistakes() {
   }));
 }
 
-async function practiseMove(direction) {
+// Plays `direction`; a demo move (the table's best, played for you) is
+// shown but not scored.
+async function practiseMove(direction, demo = false) {
   const position = practice.position;
   if (position === null || position.state !== "playing") return;
   let step;
@@ -278,7 +280,14 @@ async function practiseMove(direction) {
     }
     throw error;
   }
+  if (position !== practice.position) return;
   const loss = Math.max(0, step.best_rate - step.rate);
+  if (demo) {
+    $("practise-last").textContent = `Demo: ${direction} (${(100 * step.rate).toFixed(2)}%)`;
+    practice.position = step.next;
+    showPractice();
+    return;
+  }
   practice.moves += 1;
   practice.lost += loss;
   if (loss < 1e-9) {
@@ -292,6 +301,18 @@ async function practiseMove(direction) {
     : `${direction}: ${(100 * step.rate).toFixed(2)}%, best ${position.best} ${(100 * step.best_rate).toFixed(2)}% (−${(100 * loss).toFixed(2)}%)`;
   practice.position = step.next;
   showPractice();
+}
+
+// The demo: the table's best moves, two a second, until the game ends.
+async function demo() {
+  practice.demo = !practice.demo;
+  $("practise-demo").classList.toggle("on", practice.demo);
+  while (practice.demo && practice.position?.state === "playing" && mode === "practise") {
+    await attempt(() => practiseMove(practice.position.best, true));
+    await new Promise((done) => setTimeout(done, 500));
+  }
+  practice.demo = false;
+  $("practise-demo").classList.remove("on");
 }
 
 function saveMistakes() {
@@ -382,6 +403,7 @@ document.addEventListener("keydown", (event) => {
   } else if (mode === "practise") {
     if (KEYS[key]) attempt(() => practiseMove(KEYS[key]));
     else if (key === "h") toggleRates();
+    else if (key === "b" && practice.position?.best) attempt(() => practiseMove(practice.position.best, true));
     else handled = false;
   } else {
     if (key === "ArrowLeft" || key === "a") seek(replay.at - 1);
@@ -455,6 +477,8 @@ $("practise-random").onclick = () => attempt(async () =>
 $("practise-set").onclick = () => attempt(async () =>
   startPractice(await api("practice/start", { table: $("table").value, board: $("practise-text").value.trim() })));
 $("practise-rates").onclick = toggleRates;
+$("practise-best").onclick = () => { if (practice.position?.best) attempt(() => practiseMove(practice.position.best, true)); };
+$("practise-demo").onclick = demo;
 $("save-mistakes").onclick = saveMistakes;
 $("open-mistakes").onchange = (event) => attempt(() => openMistakes(event.target.files[0]));
 $("open-record").onclick = () => attempt(async () => {

@@ -343,6 +343,17 @@ async fn a_person_plays_watches_practises_and_replays_in_the_browser() {
         .await;
     assert_eq!(page.text("match-rate").await, "100.0%");
     page.shoot("practise").await;
+    // The table's best move played for one: shown, not scored.
+    if page
+        .eval("document.getElementById('status').textContent === ''")
+        .await
+        == Value::Bool(true)
+    {
+        page.key("b").await;
+        page.until("document.getElementById('practise-last').textContent.startsWith('Demo: ')")
+            .await;
+        assert_eq!(page.text("practise-moves").await, "1");
+    }
     // A worse move, where the next position has one, is a mistake listed.
     let (rates, best) = page.hints().await;
     let worse = (0..4).find(|&i| {
