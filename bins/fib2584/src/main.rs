@@ -111,7 +111,15 @@ fn run(args: Args) -> anyhow::Result<()> {
             Network::new(patterns, radix, limit)?
         }
     };
-    let (seed_text, seed) = args.run.seed();
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| cli::default_output(words.as_deref(), ".fib.nw"));
+    // A training run given no seed resumes with its checkpoint's.
+    let (seed_text, seed) = match args.plan {
+        Some(_) => args.learn.seed(&args.run, &output)?,
+        None => args.run.seed(),
+    };
     log.write(&cli::header_for(
         "fib2584",
         &seed_text,
@@ -120,13 +128,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         &[],
     ))?;
     let network = match args.plan {
-        Some(plan) => {
-            let output = args
-                .output
-                .clone()
-                .unwrap_or_else(|| cli::default_output(words.as_deref(), ".fib.nw"));
-            train(&args, network, plan, &output, (&seed_text, seed), &mut log)?
-        }
+        Some(plan) => train(&args, network, plan, &output, (&seed_text, seed), &mut log)?,
         None => network,
     };
     if let Some(plan) = args.evaluate {
@@ -156,7 +158,9 @@ fn train(
         learning,
         four_rate: 0.1,
     };
-    let checkpointing = args.learn.checkpointing(output, settings);
+    let checkpointing = args
+        .learn
+        .checkpointing("fib2584", output, settings, seed_text);
     let resumed = args.learn.resumed(checkpointing.as_ref());
     let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
         drop(network);

@@ -138,6 +138,26 @@ fn a_killed_run_resumes_and_ends_as_an_uninterrupted_one() {
     testkit::killed_run_resumes(env!("CARGO_BIN_EXE_fib2584"), &args, dir.path());
 }
 
+/// Ctrl-C stops training at a block's end with a checkpoint, and the same
+/// command, with no seed given, resumes it.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_at_a_block_and_the_same_command_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n",
+        "2x4patt",
+        "-t",
+        "20x100",
+        "--checkpoint-every",
+        "100000",
+    ];
+    let (stderr, resumed) =
+        testkit::interrupted_run_resumes(env!("CARGO_BIN_EXE_fib2584"), &args, dir.path(), "200\t");
+    assert!(stderr.contains("fib2584: stopped after block "), "{stderr}");
+    assert!(resumed.contains(" of 20 blocks done"), "{resumed}");
+}
+
 #[test]
 fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();

@@ -82,7 +82,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         tables: None,
     });
     cli::check_output(&output.path)?;
-    let (seed_text, seed) = args.play.run.seed();
+    let (seed_text, seed) = args.learn.seed(&args.play.run, &output.path)?;
     let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let tc = if args.tc { " (TC)" } else { "" };
@@ -93,7 +93,9 @@ fn train(args: Args) -> anyhow::Result<()> {
         learning,
         four_rate: args.play.four_rate,
     };
-    let checkpointing = args.learn.checkpointing(&output.path, settings);
+    let checkpointing = args
+        .learn
+        .checkpointing("train", &output.path, settings, &seed_text);
     let resumed = args.learn.resumed(checkpointing.as_ref());
     let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
         // The checkpoint holds the weights to go on with: free these first,

@@ -208,6 +208,34 @@ fn a_killed_tc_run_resumes_and_ends_as_an_uninterrupted_one() {
     killed_run_resumes(&["--tc"]);
 }
 
+/// The README's main command at a terminal: Ctrl-C stops it at a block's
+/// end with a checkpoint, however far the next one was, and the same
+/// command (no seed given) resumes and ends as an uninterrupted run.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_at_a_block_and_the_same_command_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n",
+        "2x4patt",
+        "-t",
+        "20x50",
+        "--checkpoint-every",
+        "100000",
+    ];
+    let (stderr, resumed) =
+        testkit::interrupted_run_resumes(env!("CARGO_BIN_EXE_train"), &args, dir.path(), "002/");
+    assert!(
+        stderr.contains("train: stopping after the block under way"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("train: stopped after block "), "{stderr}");
+    assert!(
+        resumed.contains(" of 20 blocks done, from stopped.nw.checkpoint"),
+        "{resumed}"
+    );
+}
+
 fn killed_run_resumes(extra: &[&str]) {
     let dir = tempfile::tempdir().unwrap();
     let mut args = vec![

@@ -14,8 +14,10 @@ use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
 mod records;
+mod stop;
 
 pub use records::RecordFile;
+pub use stop::ctrl_c_flag;
 
 /// The options of every run of any game: seed, threads, log, memory.
 #[derive(clap::Args, Debug)]
@@ -124,13 +126,48 @@ impl LearnArgs {
         }
     }
 
-    /// How a run of `settings` saving to `output` keeps checkpoints: in
-    /// [`checkpoint_path`] (if anywhere), every `--checkpoint-every` blocks.
-    pub fn checkpointing(&self, output: &Path, settings: Settings) -> Option<Checkpointing> {
+    /// How a run of `settings` (its seed written `seed_text`) saving to
+    /// `output` keeps checkpoints: in [`checkpoint_path`] (if anywhere),
+    /// every `--checkpoint-every` blocks, and when Ctrl-C asks `program`
+    /// to stop ([`ctrl_c_flag`]).
+    pub fn checkpointing(
+        &self,
+        program: &'static str,
+        output: &Path,
+        settings: Settings,
+        seed_text: &str,
+    ) -> Option<Checkpointing> {
         checkpoint_path(output).map(|path| Checkpointing {
             path,
             every: self.checkpoint_every,
             settings,
+            seed_text: seed_text.to_owned(),
+            stop: Some(ctrl_c_flag(program)),
+        })
+    }
+
+    /// The seed of a run saving to `output`: the one given; else, when it
+    /// resumes from a checkpoint, the checkpoint's, so that the same
+    /// command resumes; else the clock's ([`seed`]).
+    ///
+    /// # Errors
+    /// A checkpoint that cannot be read.
+    pub fn seed(&self, run: &RunArgs, output: &Path) -> anyhow::Result<(String, u64)> {
+        let resumed = checkpoint_path(output).filter(|_| run.seed.is_none() && !self.restart);
+        let progress = match resumed {
+            Some(path) => learn::checkpoint::progress_of(&path)?,
+            None => None,
+        };
+        Ok(match progress {
+            Some(progress) => match progress.seed_text {
+                Some(text) => seed(Some(&text)),
+                // Written before checkpoints kept the seed's text.
+                None => (
+                    format!("{} (the checkpoint's)", progress.settings.seed),
+                    progress.settings.seed,
+                ),
+            },
+            None => run.seed(),
         })
     }
 
@@ -342,17 +379,29 @@ pub fn header_for(
     text
 }
 
-/// Runs a front end's `main`: a closed standard output ends it quietly, any
-/// other error is printed on one line, with its causes, and exits with 1.
+/// Runs a front end's `main`: a closed standard output ends it quietly, a
+/// run stopped by Ctrl-C says how to resume and exits with 130, any other
+/// error is printed on one line, with its causes, and exits with 1.
 pub fn main_with(program: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
+        // Ctrl-C, once the run is saved: the shell's code for SIGINT.
+        Err(error) if is_stopped(&error) => {
+            eprintln!("{program}: {error:#}");
+            ExitCode::from(130)
+        }
         Err(error) => {
             eprintln!("{program}: {error:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+fn is_stopped(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .any(|cause| matches!(cause.downcast_ref(), Some(learn::Error::Stopped { .. })))
 }
 
 fn is_broken_pipe(error: &anyhow::Error) -> bool {

@@ -33,6 +33,11 @@ pub struct Progress {
     pub blocks_done: u64,
     /// The statistics of all finished blocks.
     pub total: Stats,
+    /// The seed as given, or as drawn from the clock (the settings hold
+    /// its value): a run given no seed resumes with this one. Checkpoints
+    /// written before it was kept have none.
+    #[serde(default)]
+    pub seed_text: Option<String>,
 }
 
 /// The metadata key holding the progress, as JSON.
@@ -100,18 +105,68 @@ pub fn load<W: Weights>(path: &Path, settings: &Settings) -> Result<Option<(W, P
         .get(KEY)
         .and_then(|json| serde_json::from_str(json).ok())
         .ok_or_else(|| problem("holds no training progress".to_owned()))?;
-    if progress.settings != *settings {
+    let differences = progress.settings.differences(settings);
+    if !differences.is_empty() {
         return Err(problem(format!(
-            "was written by another run ({})",
-            describe(&progress.settings)
+            "was written by another run: {}",
+            differences.join(", ")
         )));
     }
     Ok(Some((network, progress)))
 }
 
-fn describe(settings: &Settings) -> String {
-    format!(
-        "network {}, {} episodes, seed {}, alpha {}",
-        settings.network, settings.plan, settings.seed, settings.learning.alpha
-    )
+/// The progress a checkpoint holds, read without its weights; `None` if
+/// there is no file at `path`.
+///
+/// # Errors
+/// [`Error::Checkpoint`] for a file that is not a checkpoint.
+pub fn progress_of(path: &Path) -> Result<Option<Progress>, Error> {
+    if !path.exists() {
+        return Ok(None);
+    }
+    let problem = |problem: String| Error::Checkpoint {
+        path: path.to_owned(),
+        problem: format!("{problem}; delete it or pass --restart"),
+    };
+    let metadata = ntuple::read_metadata(path).map_err(|error| {
+        problem(match error {
+            ntuple::Error::File { problem, .. } => problem,
+            ntuple::Error::Io { source, .. } => source.to_string(),
+            other => other.to_string(),
+        })
+    })?;
+    metadata
+        .get(KEY)
+        .and_then(|json| serde_json::from_str(json).ok())
+        .map(Some)
+        .ok_or_else(|| problem("holds no training progress".to_owned()))
+}
+
+impl Settings {
+    /// What differs between these settings (a checkpoint's) and `asked`
+    /// (this run's), each as `what: checkpoint's, not this run's`.
+    pub fn differences(&self, asked: &Settings) -> Vec<String> {
+        let mut differences = Vec::new();
+        let mut differ = |what: &str, theirs: String, ours: String| {
+            if theirs != ours {
+                differences.push(format!("{what} {theirs}, not {ours}"));
+            }
+        };
+        differ("network", self.network.clone(), asked.network.clone());
+        differ("episodes", self.plan.to_string(), asked.plan.to_string());
+        differ("seed", self.seed.to_string(), asked.seed.to_string());
+        let learning =
+            |l: &Learning| format!("alpha {} norm {:?} mode {}", l.alpha, l.norm, l.mode);
+        differ(
+            "learning",
+            learning(&self.learning),
+            learning(&asked.learning),
+        );
+        differ(
+            "4-rate",
+            self.four_rate.to_string(),
+            asked.four_rate.to_string(),
+        );
+        differences
+    }
 }

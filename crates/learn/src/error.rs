@@ -28,6 +28,19 @@ pub enum Error {
         /// Why not.
         problem: String,
     },
+    /// The run was asked to stop (Ctrl-C) and saved a checkpoint first.
+    #[error(
+        "stopped after block {done} of {blocks}: {} holds the run; run the same command again to resume",
+        path.display()
+    )]
+    Stopped {
+        /// The checkpoint.
+        path: PathBuf,
+        /// Blocks finished.
+        done: u64,
+        /// Blocks of the run.
+        blocks: u64,
+    },
     /// A network or weight file failed.
     #[error(transparent)]
     Network(#[from] ntuple::Error),

@@ -3,13 +3,15 @@
 
 use std::cell::RefCell;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use board::GameRecord;
 
 use crate::checkpoint::{self, Progress, Settings};
 use crate::{Error, Log, Player, Run, Stats, run_blocks, summary};
 
-/// Where and how often a training run saves its progress.
+/// Where and how often a training run saves its progress, and whether it
+/// was asked to stop.
 #[derive(Clone, Debug)]
 pub struct Checkpointing {
     /// The checkpoint file.
@@ -18,15 +20,22 @@ pub struct Checkpointing {
     pub every: u64,
     /// The run's settings, stored so that only the same run resumes.
     pub settings: Settings,
+    /// The seed's text, stored so that a run given none resumes with it.
+    pub seed_text: String,
+    /// Raised to stop the run (Ctrl-C): it saves a checkpoint after the
+    /// block under way, then stops with [`Error::Stopped`].
+    pub stop: Option<&'static AtomicBool>,
 }
 
 impl Checkpointing {
     /// Saves `weights` and the progress once `done` of `blocks` blocks are
-    /// finished, if a checkpoint is due then: every [`Self::every`] blocks
-    /// and after the last.
+    /// finished, if a checkpoint is due then: every [`Self::every`] blocks,
+    /// after the last, and when the run is asked to stop.
     ///
     /// # Errors
-    /// [`Error::Network`] if the checkpoint cannot be written.
+    /// [`Error::Network`] if the checkpoint cannot be written;
+    /// [`Error::Stopped`] once it is written, if the run was asked to stop
+    /// before its last block.
     pub fn after_block<W: checkpoint::Weights>(
         &self,
         done: u64,
@@ -34,15 +43,25 @@ impl Checkpointing {
         weights: &W,
         total: &Stats,
     ) -> Result<(), Error> {
-        if !done.is_multiple_of(self.every.max(1)) && done != blocks {
+        let stopping = done < blocks && self.stop.is_some_and(|stop| stop.load(Ordering::Relaxed));
+        if !done.is_multiple_of(self.every.max(1)) && done != blocks && !stopping {
             return Ok(());
         }
         let progress = Progress {
             settings: self.settings.clone(),
             blocks_done: done,
             total: total.clone(),
+            seed_text: Some(self.seed_text.clone()),
         };
-        checkpoint::save(&self.path, weights, &progress)
+        checkpoint::save(&self.path, weights, &progress)?;
+        if stopping {
+            return Err(Error::Stopped {
+                path: self.path.clone(),
+                done,
+                blocks,
+            });
+        }
+        Ok(())
     }
 }
 

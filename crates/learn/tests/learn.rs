@@ -124,6 +124,7 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
                     settings: settings.clone(),
                     blocks_done: 2,
                     total: block.total.clone(),
+                    seed_text: Some("resume".to_owned()),
                 };
                 checkpoint::save(&path, &interrupted, &progress).unwrap();
                 return Err(()); // killed after block 2
@@ -142,16 +143,32 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
     assert_eq!(total, expected);
     assert_eq!(fingerprint(&resumed), fingerprint(&uninterrupted));
 
-    // Another run's checkpoint is refused, not silently continued.
+    // Another run's checkpoint is refused, not silently continued, naming
+    // what differs and nothing else.
     let other = Settings {
         seed: seed_from_text("different"),
+        four_rate: 0.2,
         ..settings.clone()
     };
     let error = checkpoint::load::<Network>(&path, &other)
         .unwrap_err()
         .to_string();
-    assert!(error.contains("was written by another run"), "{error}");
-    assert!(error.ends_with("; delete it or pass --restart"), "{error}");
+    let expected = format!(
+        "was written by another run: seed {}, not {}, 4-rate 0.1, not 0.2; delete it or pass --restart",
+        settings.seed, other.seed
+    );
+    assert!(error.ends_with(&expected), "{error}");
+    // What it says of itself, without reading its weights.
+    let progress = checkpoint::progress_of(&path).unwrap().unwrap();
+    assert_eq!(
+        (progress.blocks_done, progress.seed_text.as_deref()),
+        (2, Some("resume"))
+    );
+    assert!(
+        checkpoint::progress_of(&dir.path().join("none"))
+            .unwrap()
+            .is_none()
+    );
 
     // So are a damaged one and a plain weight file, saying what to do.
     let bytes = std::fs::read(&path).unwrap();

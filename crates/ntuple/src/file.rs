@@ -281,37 +281,7 @@ impl Weights {
             inner: BufReader::with_capacity(1 << 16, file),
             hasher: crc32fast::Hasher::new(),
         };
-        let mut start = [0u8; 16];
-        input
-            .read_exact(&mut start)
-            .map_err(|error| match error.kind() {
-                io::ErrorKind::UnexpectedEof => {
-                    bad(format!("only {size} bytes: not a 2048lab weight file"))
-                }
-                _ => io_error(error),
-            })?;
-        if start[..8] != MAGIC {
-            return Err(bad(
-                "not a 2048lab weight file (it does not start with \"2048labW\")".into(),
-            ));
-        }
-        let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
-        if version > VERSION || version == 0 {
-            return Err(bad(format!(
-                "weight file format version {version}, but this build reads versions 1 to {VERSION}: \
-                 written by a newer 2048lab?"
-            )));
-        }
-        let header_len = u32::from_le_bytes(start[12..16].try_into().unwrap());
-        if header_len > MAX_HEADER || u64::from(header_len) + 20 > size {
-            return Err(bad(format!(
-                "corrupt header length {header_len} in a file of {size} bytes"
-            )));
-        }
-        let mut header = vec![0; header_len as usize];
-        input.read_exact(&mut header).map_err(io_error)?;
-        let header = decode_header(version, &header)
-            .map_err(|error| bad(format!("corrupt header: {error}")))?;
+        let (header_len, header) = read_header(path, &mut input, size)?;
         if header.game != game {
             return Err(bad(format!(
                 "weights for the game {}, not {game}",
@@ -567,6 +537,67 @@ impl Network {
         };
         Ok(Loaded { network, metadata })
     }
+}
+
+/// Reads a 2048lab weight file's metadata alone: what a checkpoint says of
+/// its run, without reading its tables.
+///
+/// # Errors
+/// As [`Weights::load`] for the file's start and header.
+pub fn read_metadata(path: &Path) -> Result<Metadata, Error> {
+    let io_error = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(io_error)?;
+    let size = file.metadata().map_err(io_error)?.len();
+    let mut input = BufReader::new(file);
+    Ok(read_header(path, &mut input, size)?.1.metadata)
+}
+
+/// Reads the magic, the version and the header of the file at `path` (of
+/// `size` bytes) from `input`; returns the header's length and the header.
+fn read_header(path: &Path, input: &mut impl Read, size: u64) -> Result<(u32, Header), Error> {
+    let io_error = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let bad = |problem: String| Error::File {
+        path: path.to_owned(),
+        problem,
+    };
+    let mut start = [0u8; 16];
+    input
+        .read_exact(&mut start)
+        .map_err(|error| match error.kind() {
+            io::ErrorKind::UnexpectedEof => {
+                bad(format!("only {size} bytes: not a 2048lab weight file"))
+            }
+            _ => io_error(error),
+        })?;
+    if start[..8] != MAGIC {
+        return Err(bad(
+            "not a 2048lab weight file (it does not start with \"2048labW\")".into(),
+        ));
+    }
+    let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
+    if version > VERSION || version == 0 {
+        return Err(bad(format!(
+            "weight file format version {version}, but this build reads versions 1 to {VERSION}: \
+             written by a newer 2048lab?"
+        )));
+    }
+    let header_len = u32::from_le_bytes(start[12..16].try_into().unwrap());
+    if header_len > MAX_HEADER || u64::from(header_len) + 20 > size {
+        return Err(bad(format!(
+            "corrupt header length {header_len} in a file of {size} bytes"
+        )));
+    }
+    let mut header = vec![0; header_len as usize];
+    input.read_exact(&mut header).map_err(io_error)?;
+    let header =
+        decode_header(version, &header).map_err(|error| bad(format!("corrupt header: {error}")))?;
+    Ok((header_len, header))
 }
 
 #[cfg(test)]

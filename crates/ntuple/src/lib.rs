@@ -42,7 +42,7 @@ mod tdl2048;
 pub use alias::{ALIASES, alias_names, parse_patterns};
 pub use atomic::{AtomicFile, is_special_file, write_atomically};
 pub use error::Error;
-pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights};
+pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights, read_metadata};
 pub use memory::{available_memory, format_bytes, parse_bytes};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};

@@ -153,3 +153,73 @@ pub fn killed_run_resumes(program: &str, args: &[&str], dir: &Path) -> (String, 
     );
     (text(&whole.stdout), stdout)
 }
+
+/// Runs `program args -o stopped.nw` (`args` give no seed) in `dir` as a
+/// user at a terminal would: presses Ctrl-C once it has printed a line
+/// starting with `after` (a block's), checks that it stops with 130 and
+/// says how to resume, then runs the same command again, which resumes;
+/// then runs `program args -o whole.nw` with the seed the first run
+/// printed, and checks that both saved the same weights. Returns the
+/// stopped run's standard error and the resumed run's standard output.
+///
+/// # Panics
+/// If the run is not stopped, does not resume, or the weights differ.
+#[cfg(unix)]
+pub fn interrupted_run_resumes(
+    program: &str,
+    args: &[&str],
+    dir: &Path,
+    after: &str,
+) -> (String, String) {
+    use std::io::{BufRead, BufReader};
+
+    let stopped_args = [args, &["-o", "stopped.nw"]].concat();
+    let mut child = Command::new(program)
+        .args(&stopped_args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("{program} runs: {error}"));
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut seed = None;
+    for line in lines.by_ref() {
+        let line = line.unwrap();
+        if let Some(text) = line.strip_prefix("seed = ") {
+            seed = Some(text.to_owned());
+        }
+        if line.starts_with(after) {
+            break;
+        }
+    }
+    // SAFETY: kill sends a signal to a child this test started and has not
+    // waited for, so its pid is still its own.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    let stopped = child.wait_with_output().unwrap();
+    let stderr = text(&stopped.stderr);
+    assert_eq!(stopped.status.code(), Some(130), "{stderr}\n{rest:?}");
+    assert!(
+        stderr.contains("run the same command again to resume"),
+        "{stderr}"
+    );
+    assert!(!dir.join("stopped.nw").exists(), "stopped before the end");
+
+    let resumed = run(program, &stopped_args, dir);
+    let stdout = text(&resumed.stdout);
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+    assert!(stdout.contains("resume: "), "{stdout}");
+    let seed = seed.expect("the header names the seed");
+    let mut whole = args.to_vec();
+    whole.extend(["-s", &seed, "-o", "whole.nw"]);
+    let whole = run(program, &whole, dir);
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    assert_eq!(
+        std::fs::read(dir.join("stopped.nw")).unwrap(),
+        std::fs::read(dir.join("whole.nw")).unwrap(),
+        "the resumed run saves the same weights"
+    );
+    (stderr, stdout)
+}
