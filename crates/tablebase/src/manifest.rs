@@ -78,6 +78,13 @@ pub struct Manifest {
     pub docheck: usize,
     /// Whether every layer is solved and stored.
     pub complete: bool,
+    /// A CRC-32 of everything above but `complete`, so that a manifest
+    /// edited by hand is caught: the layer files name their formation but
+    /// not its masks, and a table read with another definition gives
+    /// wrong rates silently. Manifests written before it was kept have
+    /// none, and are checked for agreement of their fields only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checksum: Option<u32>,
 }
 
 impl Manifest {
@@ -93,7 +100,18 @@ impl Manifest {
             steps: spec.steps(),
             docheck: spec.docheck(),
             complete: false,
+            checksum: None,
         }
+    }
+
+    /// The checksum of the manifest's definition ([`Manifest::checksum`]).
+    fn computed_checksum(&self) -> u32 {
+        let definition = Self {
+            complete: false,
+            checksum: None,
+            ..self.clone()
+        };
+        crc32fast::hash(&serde_json::to_vec(&definition).expect("a manifest serialises"))
     }
 
     /// The manifest's file in the table's folder `dir`.
@@ -144,13 +162,33 @@ impl Manifest {
                 ),
             });
         }
-        // A manifest edited by hand may no longer define a table: say
-        // which file, as for the other faults.
-        if let Err(error) = manifest.spec() {
-            return Err(Error::File {
-                path,
-                problem: error.to_string(),
-            });
+        // A manifest edited by hand may no longer define a table, or
+        // define another one than its layers hold: say which file, as for
+        // the other faults.
+        let edited = |problem: String| Error::File {
+            path: path.clone(),
+            problem: format!(
+                "{problem}: the manifest was edited; restore it, or build the table again"
+            ),
+        };
+        let spec = manifest.spec().map_err(|error| edited(error.to_string()))?;
+        if manifest.steps != spec.steps() || manifest.docheck != spec.docheck() {
+            return Err(edited(format!(
+                "steps {} and docheck {}, but {} has {} layers and docheck {}",
+                manifest.steps,
+                manifest.docheck,
+                spec.name(),
+                spec.steps(),
+                spec.docheck()
+            )));
+        }
+        if manifest
+            .checksum
+            .is_some_and(|checksum| checksum != manifest.computed_checksum())
+        {
+            return Err(edited(
+                "its checksum does not match its contents".to_owned(),
+            ));
         }
         Ok(manifest)
     }
@@ -163,10 +201,15 @@ impl Manifest {
         self.version >= 2 && self.options.precision != Precision::U16
     }
 
-    /// Writes `DIR/table.json`, under a temporary name first.
+    /// Writes `DIR/table.json`, under a temporary name first, with its
+    /// checksum.
     pub(crate) fn write(&self, dir: &Path) -> Result<(), Error> {
         let path = Self::path(dir);
-        let text = serde_json::to_string_pretty(self).expect("a manifest serialises");
+        let manifest = Self {
+            checksum: Some(self.computed_checksum()),
+            ..self.clone()
+        };
+        let text = serde_json::to_string_pretty(&manifest).expect("a manifest serialises");
         write_atomically(&path, |mut file| {
             file.write_all(text.as_bytes())?;
             file.write_all(b"\n")?;

@@ -92,6 +92,7 @@ pub(super) fn begin(dir: &Path, manifest: &Manifest) -> Result<Begun, Error> {
         Ok(existing) => {
             let same = Manifest {
                 complete: existing.complete,
+                checksum: existing.checksum,
                 ..manifest.clone()
             } == existing;
             if !same {
