@@ -245,6 +245,17 @@ impl fmt::Debug for Pattern {
     }
 }
 
+/// Whether two lists of patterns read the same tables, in order.
+pub(crate) fn same_tables(a: &[Pattern], b: &[Pattern]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_table(a, b))
+}
+
+/// Whether two patterns read the same table (isomorphism aside, which
+/// TDL2048+'s weight files do not record).
+pub(crate) fn same_table(a: &Pattern, b: &Pattern) -> bool {
+    a.cells() == b.cells() && a.is_merge() == b.is_merge()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

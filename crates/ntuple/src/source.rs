@@ -7,6 +7,7 @@ use std::str::FromStr;
 
 use crate::file::is_2048lab_file;
 use crate::network::MAX_TABLES;
+use crate::pattern::{same_table, same_tables};
 use crate::tdl2048::{describe, read_tdl2048};
 use crate::{Error, Network, Pattern, Stages, Table};
 
@@ -90,6 +91,10 @@ impl fmt::Display for Source {
 struct Entry {
     stage: usize,
     pattern: Pattern,
+    /// How many tables of the same stage and pattern come before it in its
+    /// file: a network may hold a pattern twice, and an ensemble averages
+    /// the first of each file together, then the second.
+    repeat: usize,
     table: Table,
 }
 
@@ -119,12 +124,15 @@ impl Network {
         let mut entries: Vec<Entry> = Vec::new();
         let mut counts: Vec<u32> = Vec::new();
         let mut recorded: Option<Stages> = None;
+        let mut isomorphism_recorded = false;
         for source in sources {
             let FileParts {
                 patterns: file_patterns,
                 stages: file_stages,
                 tables: file_tables,
+                isomorphism,
             } = read_parts(&source.path, limit)?;
+            isomorphism_recorded |= isomorphism;
             if let Some(file_stages) = file_stages {
                 recorded.get_or_insert(file_stages);
             }
@@ -144,8 +152,15 @@ impl Network {
                         problem: format!("{} has {total} tables", source.path.display()),
                     })?;
                 let (stage, pattern) = (position / per_stage, file_patterns[position % per_stage]);
-                let same =
-                    |entry: &Entry| entry.stage == stage && same_table(&entry.pattern, &pattern);
+                let repeat = file_patterns[..position % per_stage]
+                    .iter()
+                    .filter(|earlier| same_table(earlier, &pattern))
+                    .count();
+                let same = |entry: &Entry| {
+                    entry.stage == stage
+                        && entry.repeat == repeat
+                        && same_table(&entry.pattern, &pattern)
+                };
                 match entries.iter().position(same) {
                     Some(index) => {
                         for weight in 0..table.len() {
@@ -157,6 +172,7 @@ impl Network {
                         entries.push(Entry {
                             stage,
                             pattern,
+                            repeat,
                             table,
                         });
                         counts.push(1);
@@ -189,6 +205,19 @@ impl Network {
                     path,
                     found: describe(network.patterns()),
                     expected: describe(expected),
+                })
+            }
+            // A 2048lab file says how each table is read: a network named
+            // otherwise would read its weights another way.
+            Some(expected) if isomorphism_recorded && expected != network.patterns() => {
+                Err(Error::WrongNetwork {
+                    path,
+                    found: describe(network.patterns()),
+                    expected: format!(
+                        "{} (the file records which tables are read without isomorphism, \
+                         marked !: name them so, or leave out -n)",
+                        describe(expected)
+                    ),
                 })
             }
             Some(expected) => {
@@ -228,6 +257,7 @@ impl Network {
             entries.push(Entry {
                 stage: position / per_stage,
                 pattern: self.patterns()[position % per_stage],
+                repeat: 0,
                 table,
             });
         }
@@ -243,10 +273,14 @@ struct FileParts {
     stages: Option<Stages>,
     /// All tables, stage after stage.
     tables: Vec<Table>,
+    /// Whether the format records each pattern's isomorphism (2048lab's
+    /// does, TDL2048+'s does not).
+    isomorphism: bool,
 }
 
 fn read_parts(path: &Path, limit: u64) -> Result<FileParts, Error> {
-    let (patterns, stages, tables) = if is_2048lab_file(path)? {
+    let isomorphism = is_2048lab_file(path)?;
+    let (patterns, stages, tables) = if isomorphism {
         let (patterns, stages, tables) = Network::load_with_limit(path, None, limit)?
             .network
             .into_parts();
@@ -259,6 +293,7 @@ fn read_parts(path: &Path, limit: u64) -> Result<FileParts, Error> {
         patterns,
         stages,
         tables,
+        isomorphism,
     })
 }
 
@@ -323,14 +358,4 @@ fn assemble(entries: Vec<Entry>, stages: Option<&Stages>, path: &Path) -> Result
         }
     };
     Ok(Network::from_parts(patterns, stages, tables))
-}
-
-fn same_tables(a: &[Pattern], b: &[Pattern]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| same_table(a, b))
-}
-
-/// Whether two patterns read the same table (isomorphism aside, which weight
-/// files do not record).
-fn same_table(a: &Pattern, b: &Pattern) -> bool {
-    a.cells() == b.cells() && a.is_merge() == b.is_merge()
 }

@@ -9,6 +9,7 @@ use std::path::Path;
 use crate::atomic::write_atomically;
 use crate::file::{Loaded, Metadata, is_2048lab_file};
 use crate::network::MAX_TABLES;
+use crate::pattern::same_tables;
 use crate::{Error, Network, Pattern, Stages, Table};
 
 /// The record code of a weight table.
@@ -52,7 +53,8 @@ impl Network {
     /// name and size, in order, and the network keeps their isomorphism
     /// (`8x4patt` is read without it). Without, the network is rebuilt from
     /// the names as TDL2048+ does: hex names become isomorphic patterns, and
-    /// `merge` its statistic. Tables of 2-byte (half), 4-byte and 8-byte
+    /// `merge` its statistic; but the tables of a built-in network are read
+    /// as it reads them (those of `8x4patt` without isomorphism). Tables of 2-byte (half), 4-byte and 8-byte
     /// floats are read, as `f32`; extra fields such as TC's accumulators are
     /// skipped, as TDL2048+ does outside its TC mode.
     ///
@@ -263,7 +265,23 @@ pub(crate) fn read_tdl2048(
         )));
     }
     let count = tables.len() / patterns.len();
+    let patterns = match expected {
+        Some(_) => patterns,
+        None => as_named(patterns),
+    };
     Ok((patterns, count, tables))
+}
+
+/// The patterns of a TDL2048+ file, which does not record isomorphism,
+/// read as the built-in network of the same tables reads them where there
+/// is one: TDL2048+'s 8x4patt is read without isomorphism, and read with it
+/// would play at a quarter of its score.
+fn as_named(patterns: Vec<Pattern>) -> Vec<Pattern> {
+    crate::ALIASES
+        .iter()
+        .map(|(_, list)| crate::parse_patterns([list]).expect("aliases are valid"))
+        .find(|named| same_tables(named, &patterns))
+        .unwrap_or(patterns)
 }
 
 fn read_array<const N: usize>(input: &mut impl Read) -> io::Result<[u8; N]> {

@@ -425,8 +425,10 @@ fn tdl2048_files_rebuild_their_network_from_table_names() {
         (loaded.network.describe(), loaded.network.feature_count())
     };
     assert_eq!(network("2x4patt-td.w").1, 16);
-    // As in TDL2048+: without -n, the 8 lines come back as isomorphic 4-tuples.
-    assert_eq!(network("8x4patt-td.w").1, 64);
+    // TDL2048+ without -n reads the 8 lines back as isomorphic 4-tuples
+    // (64 features), and plays them at a quarter of their score: the
+    // tables of a built-in network are read as it reads them.
+    assert_eq!(network("8x4patt-td.w").1, 8);
     let (described, features) = network("mixed-td.w");
     assert!(described.starts_with("0123 01245 merge"), "{described}");
     assert_eq!(features, 17);
@@ -590,4 +592,66 @@ fn selections_take_tables_and_ensembles_average_them() {
             .contains("has 2 tables")
     );
     assert!(td_network.subset(&[2]).is_err());
+}
+
+/// A network that holds a pattern twice reads back as saved; two such
+/// files average first with first and second with second.
+#[test]
+fn a_pattern_held_twice_reads_back_as_saved() {
+    use ntuple::Source;
+    let dir = tempfile::tempdir().unwrap();
+    let patterns = parse_patterns(["0123", "0123", "4567"]).unwrap();
+    let save = |name: &str, scale: f32| {
+        let network = Network::new(patterns.clone()).unwrap();
+        for (number, table) in network.tables().iter().enumerate() {
+            table.set(7, scale * (number + 1) as f32);
+        }
+        let path = dir.path().join(name);
+        network.save(&path, &Metadata::new()).unwrap();
+        path.display().to_string()
+    };
+    let (one, two) = (save("one.nw", 1.0), save("two.nw", 3.0));
+    let read = |paths: &[&String]| {
+        let sources: Vec<Source> = paths.iter().map(|path| path.parse().unwrap()).collect();
+        Network::open_sources(&sources, None, None, u64::MAX).unwrap()
+    };
+    let network = read(&[&one]);
+    assert_eq!(network.patterns(), patterns.as_slice());
+    let weights: Vec<f32> = network.tables().iter().map(|t| t.get(7)).collect();
+    assert_eq!(weights, [1.0, 2.0, 3.0]);
+    let ensemble = read(&[&one, &two]);
+    let weights: Vec<f32> = ensemble.tables().iter().map(|t| t.get(7)).collect();
+    assert_eq!(weights, [2.0, 4.0, 6.0]);
+}
+
+/// A 2048lab file records which tables are read without isomorphism: a
+/// network named otherwise is refused, not read another way.
+#[test]
+fn naming_a_saved_network_with_another_isomorphism_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("net.nw");
+    let saved = parse_patterns(["0123!", "4567"]).unwrap();
+    Network::new(saved.clone())
+        .unwrap()
+        .save(&path, &Metadata::new())
+        .unwrap();
+    let source: ntuple::Source = path.display().to_string().parse().unwrap();
+    let open = |names: [&str; 2]| {
+        let expected = parse_patterns(names).unwrap();
+        Network::open_sources(
+            std::slice::from_ref(&source),
+            Some(&expected),
+            None,
+            u64::MAX,
+        )
+    };
+    assert_eq!(
+        open(["0123!", "4567"]).unwrap().patterns(),
+        saved.as_slice()
+    );
+    let error = open(["0123", "4567"]).unwrap_err().to_string();
+    assert!(
+        error.contains("holds network 0123! 4567, not 0123 4567 (the file records"),
+        "{error}"
+    );
 }

@@ -206,7 +206,8 @@ impl Formation {
     /// [`Error::Formation`] for masks or target cells that are not whole
     /// 0xF nibbles, masks, target cells or walls that the symmetries
     /// change (a position and its images must fit, and show the target,
-    /// alike), no seeds, seeds that do not fit the formation, seeds of
+    /// alike), no seeds, no masks for large tiles that slide (unless the
+    /// formation is free), seeds that do not fit the formation, seeds of
     /// different tile sums, or seeds with walls in different cells.
     pub fn new(spec: FormationSpec) -> Result<Self, Error> {
         let bad = |problem: String| Error::Formation {
@@ -242,6 +243,17 @@ impl Formation {
             .iter()
             .map(|text| parse("seed", text))
             .collect::<Result<Vec<_>, _>>()?;
+        // Large tiles free to go anywhere make a free formation's tables
+        // (10^8 positions and more), which only a free formation builds
+        // with the layer 0 and the symmetry that keep them in bounds.
+        let large_tiles = seeds.iter().any(|&seed| large_count(seed) > 0);
+        if masks.is_empty() && large_tiles && spec.large == Large::Sliding && !spec.free {
+            return Err(bad(
+                "no masks: its large tiles could go anywhere; give the cells they must keep \
+                 (masks), or mark it free"
+                    .to_owned(),
+            ));
+        }
         let mut formation = Self {
             name: spec.name.clone(),
             masks,
@@ -702,6 +714,9 @@ mod tests {
         assert!(error(&["0xfff0ff1"], &["0x1fff0fff"]).contains("whole F digits"));
         assert!(error(&["0xfff0fff"], &["0x1"]).contains("does not fit"));
         assert!(error(&["0xfff0fff"], &[]).contains("no seeds"));
+        assert!(
+            error(&[], &["0x1fff0fff"]).contains("no masks: its large tiles could go anywhere")
+        );
         assert!(
             error(&["0xfff0fff"], &["0x1fff0fff", "0x2fff0fff"])
                 .contains("0x000000002fff0fff's tiles other than large ones sum to 4, the first")
