@@ -2,8 +2,6 @@
 //! learning, evaluates them at 1-ply with the course framework's statistics
 //! and episode records, and replays record files to check them.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -283,11 +281,11 @@ fn evaluate(
 
 /// Replays every record of the file at `path`, printing their statistics.
 fn replay(path: &Path, log: &mut Log) -> anyhow::Result<()> {
-    let file = File::open(path).with_context(|| format!("{}: cannot open", path.display()))?;
     let start = Instant::now();
     let mut total = Stats::default();
-    for (number, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.with_context(|| format!("{}: cannot read", path.display()))?;
+    // A record line is a game: tens of kilobytes, a few MiB at the most.
+    for (number, line) in cli::bounded_lines(path, 64 << 20, "an episode record")?.enumerate() {
+        let line = line?;
         if line.trim().is_empty() {
             continue;
         }

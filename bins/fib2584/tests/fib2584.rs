@@ -162,7 +162,17 @@ fn ctrl_c_stops_at_a_block_and_the_same_command_resumes() {
 fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("junk.nw"), b"not weights").unwrap();
-    let cases: [(&[&str], &str); 10] = [
+    std::fs::write(dir.path().join("empty.txt"), "player:rndenv@1||rndenv@2\n").unwrap();
+    let cases: [(&[&str], &str); 12] = [
+        // Records that are no whole game, and input that never ends.
+        (
+            &["--replay", "empty.txt"],
+            "record 1, after action 0: a game starts with two placed tiles",
+        ),
+        (
+            &["--replay", "/dev/zero"],
+            "/dev/zero: line 1 is over 64 MiB, too long for an episode record",
+        ),
         (&["-n", "2x4patt"], "nothing to do"),
         (&["-n", "01z", "-e", "1"], "01z"),
         (&["-n", "0123", "merge", "-e", "1"], "merge feature"),

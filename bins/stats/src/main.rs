@@ -5,7 +5,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use clap::{Parser, Subcommand};
 use learn::logfile::{Brief, LogBlock, LogRun, parse_log};
 use plotters::prelude::*;
@@ -77,8 +77,11 @@ fn main() -> ExitCode {
     })
 }
 
+/// The longest log read: a TDL2048+ log of a million blocks is about 150 MB.
+const MOST_LOG_BYTES: u64 = 1 << 30;
+
 fn read(path: &Path) -> anyhow::Result<Vec<LogRun>> {
-    let bytes = std::fs::read(path).with_context(|| path.display().to_string())?;
+    let bytes = cli::read_bounded(path, MOST_LOG_BYTES, "a log")?;
     // Block lines are ASCII; a byte of another encoding elsewhere (a path
     // in Latin-1 in a header) must not make the whole log unreadable.
     let text = String::from_utf8_lossy(&bytes);

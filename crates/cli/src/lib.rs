@@ -13,9 +13,11 @@ use learn::session::Checkpointing;
 use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
+mod input;
 mod records;
 mod stop;
 
+pub use input::{bounded_lines, read_bounded};
 pub use records::RecordFile;
 pub use stop::ctrl_c_flag;
 

@@ -160,8 +160,9 @@ impl Record {
     }
 
     /// Replays the record from the empty board by the rules, checking that
-    /// every action is allowed in its turn and every written reward is the
-    /// slide's; `number` names the record in errors.
+    /// every action is allowed in its turn, every written reward is the
+    /// slide's, and the game ends with no slide left; `number` names the
+    /// record in errors.
     ///
     /// # Errors
     /// [`Error::Record`] naming the first action that breaks the rules.
@@ -215,6 +216,28 @@ impl Record {
                     slides += 1;
                 }
             }
+        }
+        // A record is a whole game: two tiles placed, then a slide and a
+        // placed tile in turn, until no slide is left.
+        let unfinished = |problem: &str| Error::Record {
+            record: number,
+            place: format!("after action {}", self.steps.len()),
+            problem: problem.to_owned(),
+        };
+        if self.steps.len() < 2 {
+            return Err(unfinished(
+                "a game starts with two placed tiles: the record is empty or cut off",
+            ));
+        }
+        if self.steps.len() % 2 == 1 {
+            return Err(unfinished(
+                "a slide with no tile placed after it: the record is cut off",
+            ));
+        }
+        if !board.is_over() {
+            return Err(unfinished(
+                "a slide is still possible: the record is cut off before the game ended",
+            ));
         }
         Ok(Replayed {
             score,

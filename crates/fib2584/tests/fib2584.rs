@@ -295,10 +295,29 @@ fn recorded_games_replay_to_their_scores() {
 
 #[test]
 fn records_that_break_the_rules_are_refused() {
-    let good = "player:rndenv@1700000000000|0111#L[2]52|rndenv@1700000000005";
-    let replayed = Record::parse(good, 1).unwrap().replay(1).unwrap();
-    assert_eq!((replayed.score, replayed.slides), (2, 1));
-    assert_eq!(Record::parse(good, 1).unwrap().to_string(), good);
+    // Every action allowed, but the game not over: a record cut off.
+    let cut = "player:rndenv@1700000000000|0111#L[2]52|rndenv@1700000000005";
+    assert_eq!(Record::parse(cut, 1).unwrap().to_string(), cut);
+    let unfinished = |line: &str| {
+        Record::parse(line, 1)
+            .unwrap()
+            .replay(1)
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        unfinished(cut)
+            .contains("after action 4: a slide is still possible: the record is cut off"),
+        "{}",
+        unfinished(cut)
+    );
+    assert!(
+        unfinished("player:rndenv@1||rndenv@2").contains("a game starts with two placed tiles")
+    );
+    assert!(
+        unfinished("player:rndenv@1|0111#L[2]|rndenv@2")
+            .contains("a slide with no tile placed after it")
+    );
 
     let cases = [
         (
