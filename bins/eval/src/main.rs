@@ -142,6 +142,17 @@ fn parse_scale(text: &str) -> Result<f32, String> {
 }
 
 fn evaluate(args: Args) -> anyhow::Result<()> {
+    let inputs: Vec<cli::Named> = args
+        .input
+        .iter()
+        .map(|source| cli::Named::new("-i", &source.path))
+        .collect();
+    let outputs = [("--log", &args.play.run.log), ("--record", &args.record)];
+    let outputs: Vec<cli::Named> = outputs
+        .iter()
+        .filter_map(|(option, path)| Some(cli::Named::new(option, path.as_deref()?)))
+        .collect();
+    cli::refuse_overlaps(&inputs, &outputs)?;
     if args.player || !args.tables.is_empty() || args.player_depth.is_some() {
         return evaluate_player(&args);
     }

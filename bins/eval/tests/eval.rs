@@ -424,3 +424,32 @@ fn records_every_game_of_every_player_as_it_was_played() {
         );
     }
 }
+
+#[test]
+fn no_output_goes_over_an_input_or_another_output() {
+    let dir = tempfile::tempdir().unwrap();
+    trained(dir.path());
+    let before = std::fs::read(dir.path().join("net.nw")).unwrap();
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["-i", "net.nw", "--log", "net.nw"],
+            "--log net.nw: that is the file read with -i",
+        ),
+        (
+            &["-i", "net.nw", "--record", "./net.nw"],
+            "--record ./net.nw: that is the file read with -i",
+        ),
+        (
+            &["-i", "net.nw", "--log", "a.txt", "--record", "a.txt"],
+            "--log and --record both name a.txt",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = eval(args, dir.path());
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success(), "{args:?}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
+    assert_eq!(std::fs::read(dir.path().join("net.nw")).unwrap(), before);
+}

@@ -76,6 +76,16 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
+    let outputs = [
+        ("-o", &args.output),
+        ("--record", &args.record),
+        ("--log", &args.run.log),
+    ];
+    let outputs: Vec<cli::Named> = outputs
+        .iter()
+        .filter_map(|(option, path)| Some(cli::Named::new(option, path.as_deref()?)))
+        .collect();
+    cli::refuse_overlaps(&inputs(&args), &outputs)?;
     let mut log = Log::open(args.run.log.as_deref())?;
     if let Some(path) = &args.replay {
         return replay(path, &mut log);
@@ -113,6 +123,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         .output
         .clone()
         .unwrap_or_else(|| cli::default_output(words.as_deref(), ".fib.nw"));
+    cli::refuse_overlaps(&inputs(&args), &[cli::Named::new("-o", &output)])?;
     // A training run given no seed resumes with its checkpoint's.
     let (seed_text, seed) = match args.plan {
         Some(_) => args.learn.seed(&args.run, &output)?,
@@ -134,6 +145,15 @@ fn run(args: Args) -> anyhow::Result<()> {
         evaluate(&args, &network, plan, seed, &mut log)?;
     }
     Ok(())
+}
+
+/// The files `args` read: the network and the records to replay.
+fn inputs(args: &Args) -> Vec<cli::Named<'_>> {
+    let inputs = [("-i", &args.input), ("--replay", &args.replay)];
+    inputs
+        .into_iter()
+        .filter_map(|(option, path)| Some(cli::Named::new(option, path.as_deref()?)))
+        .collect()
 }
 
 /// Trains `network` by `plan`, resuming from a checkpoint of the same run,

@@ -163,7 +163,18 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("junk.nw"), b"not weights").unwrap();
     std::fs::write(dir.path().join("empty.txt"), "player:rndenv@1||rndenv@2\n").unwrap();
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 14] = [
+        // No output over an input, or over another output.
+        (
+            &["-i", "junk.nw", "-e", "1", "--record", "junk.nw"],
+            "--record junk.nw: that is the file read with -i",
+        ),
+        (
+            &[
+                "-n", "2x4patt", "-t", "1x10", "-o", "a.nw", "--record", "a.nw",
+            ],
+            "-o and --record both name a.nw",
+        ),
         // Records that are no whole game, and input that never ends.
         (
             &["--replay", "empty.txt"],

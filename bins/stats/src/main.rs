@@ -193,6 +193,8 @@ fn plot(
     title: &str,
 ) -> anyhow::Result<()> {
     cli::check_output(output)?;
+    let inputs: Vec<cli::Named> = logs.iter().map(|log| cli::Named::new("LOG", log)).collect();
+    cli::refuse_overlaps(&inputs, &[cli::Named::new("-o", output)])?;
     let mut curves: Vec<Curve> = Vec::new();
     for path in logs {
         let runs = read(path)?;

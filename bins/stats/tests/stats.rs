@@ -116,7 +116,7 @@ fn bad_logs_are_clear_errors() {
     )
     .unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["blocks", "none.x"], "stats: none.x: No such file"),
+        (&["blocks", "none.x"], "stats: none.x: cannot open: No such file"),
         (&["blocks", "empty.x"], "stats: empty.x: no block records"),
         (
             &["blocks", "broken.x"],
@@ -131,4 +131,22 @@ fn bad_logs_are_clear_errors() {
         let stderr = text(&output.stderr);
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+}
+
+#[test]
+fn a_plot_never_goes_over_a_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = "001/001 10ms 1000.00ops\nlocal:  avg=10 max=20 tile=16 win=0.00%\ntotal:  avg=10 max=20 tile=16 win=0.00%\n";
+    std::fs::write(dir.path().join("run.x"), log).unwrap();
+    let output = stats(&["plot", "-o", "run.x", "run.x"], dir.path());
+    let stderr = text(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("-o run.x: that is the file read with LOG"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("run.x")).unwrap(),
+        log
+    );
 }

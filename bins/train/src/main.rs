@@ -82,6 +82,20 @@ fn train(args: Args) -> anyhow::Result<()> {
         tables: None,
     });
     cli::check_output(&output.path)?;
+    let inputs: Vec<cli::Named> = args
+        .input
+        .iter()
+        .map(|source| cli::Named::new("-i", &source.path))
+        .collect();
+    let mut outputs = vec![cli::Named::new("-o", &output.path)];
+    outputs.extend(
+        args.play
+            .run
+            .log
+            .as_deref()
+            .map(|log| cli::Named::new("--log", log)),
+    );
+    cli::refuse_overlaps(&inputs, &outputs)?;
     let (seed_text, seed) = args.learn.seed(&args.play.run, &output.path)?;
     let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();

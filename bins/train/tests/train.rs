@@ -322,3 +322,28 @@ fn trains_multistage_networks_and_reads_them_back() {
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
 }
+
+#[test]
+fn no_output_goes_over_an_input_or_another_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let made = train(&["-n", "2x4patt", "-t", "1x10", "-o", "net.nw"], dir.path());
+    assert!(made.status.success(), "{}", text(&made.stderr));
+    let before = std::fs::read(dir.path().join("net.nw")).unwrap();
+    let cases: [(&[&str], &str); 2] = [
+        (
+            &["-i", "net.nw", "-t", "1x10", "-o", "net.nw"],
+            "-o net.nw: that is the file read with -i",
+        ),
+        (
+            &["-n", "2x4patt", "-t", "1x10", "-o", "x.nw", "--log", "x.nw"],
+            "-o and --log both name x.nw",
+        ),
+    ];
+    for (args, expected) in cases {
+        let output = train(args, dir.path());
+        let stderr = text(&output.stderr);
+        assert!(!output.status.success(), "{args:?}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    assert_eq!(std::fs::read(dir.path().join("net.nw")).unwrap(), before);
+}

@@ -14,10 +14,12 @@ use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
 mod input;
+mod overlap;
 mod records;
 mod stop;
 
 pub use input::{bounded_lines, read_bounded};
+pub use overlap::{Named, refuse_overlaps};
 pub use records::RecordFile;
 pub use stop::ctrl_c_flag;
 
