@@ -116,7 +116,10 @@ fn bad_logs_are_clear_errors() {
     )
     .unwrap();
     let cases: &[(&[&str], &str)] = &[
-        (&["blocks", "none.x"], "stats: none.x: cannot open: No such file"),
+        (
+            &["blocks", "none.x"],
+            "stats: none.x: cannot open: No such file",
+        ),
         (&["blocks", "empty.x"], "stats: empty.x: no block records"),
         (
             &["blocks", "broken.x"],

@@ -347,3 +347,34 @@ fn no_output_goes_over_an_input_or_another_output() {
     }
     assert_eq!(std::fs::read(dir.path().join("net.nw")).unwrap(), before);
 }
+
+/// Temporary files that a run killed while saving left (of a process no
+/// longer running) are removed by the next run; one of a running process
+/// stays.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_run_removes_the_temporary_files_killed_runs_left() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    let dead = gone.id();
+    gone.wait().unwrap();
+    let stale = [
+        format!("out.nw.tmp-{dead}"),
+        format!("out.nw.checkpoint.tmp-{dead}"),
+    ];
+    let running = format!("out.nw.tmp-{}", std::process::id());
+    for name in stale.iter().chain([&running]) {
+        std::fs::write(dir.path().join(name), "half a file").unwrap();
+    }
+    let output = train(
+        &["-n", "2x4patt", "-t", "2x10", "-o", "out.nw", "--restart"],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["out.nw".to_owned(), running]);
+}

@@ -141,7 +141,12 @@ impl LearnArgs {
         settings: Settings,
         seed_text: &str,
     ) -> Option<Checkpointing> {
-        checkpoint_path(output).map(|path| Checkpointing {
+        // A run killed while saving left temporary files: gone now, as
+        // the files they were for are written again.
+        ntuple::remove_stale_temporaries(output);
+        let path = checkpoint_path(output)?;
+        ntuple::remove_stale_temporaries(&path);
+        Some(Checkpointing {
             path,
             every: self.checkpoint_every,
             settings,

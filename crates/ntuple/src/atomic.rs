@@ -149,8 +149,9 @@ impl Target {
             Ok(_) => std::fs::canonicalize(named).unwrap_or_else(|_| named.to_owned()),
             Err(_) => named.to_owned(),
         };
+        remove_stale_temporaries(&path);
         let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(format!(".tmp-{}", std::process::id()));
+        name.push(format!("{TEMPORARY}{}", std::process::id()));
         Self {
             named: named.to_owned(),
             temporary: Some(path.with_file_name(name)),
@@ -180,6 +181,48 @@ impl Target {
             source,
         }
     }
+}
+
+/// What the names of temporary files add to the name: `NAME.tmp-PID`.
+const TEMPORARY: &str = ".tmp-";
+
+/// Removes the temporary files of `path` (`NAME.tmp-PID` beside it) that
+/// a process killed while writing it left: those of processes no longer
+/// running, so that a run writing the same file at once keeps its own.
+/// Writing a file through [`AtomicFile`] does this first; a run that
+/// resumes does it for its outputs at its start. Where running processes
+/// cannot be told (outside Linux), nothing is removed.
+pub fn remove_stale_temporaries(path: &Path) {
+    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
+        return;
+    };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let prefix = format!("{}{TEMPORARY}", name.to_string_lossy());
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some(process) = file_name
+            .to_str()
+            .and_then(|file_name| file_name.strip_prefix(&prefix))
+            .and_then(|process| process.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if process != std::process::id() && !is_running(process) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Whether process `id` is running (on Linux, where `/proc` tells).
+fn is_running(id: u32) -> bool {
+    !cfg!(target_os = "linux") || Path::new(&format!("/proc/{id}")).exists()
 }
 
 #[cfg(test)]

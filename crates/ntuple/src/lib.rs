@@ -40,7 +40,7 @@ mod table;
 mod tdl2048;
 
 pub use alias::{ALIASES, alias_names, parse_patterns};
-pub use atomic::{AtomicFile, is_special_file, write_atomically};
+pub use atomic::{AtomicFile, is_special_file, remove_stale_temporaries, write_atomically};
 pub use error::Error;
 pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights, read_metadata};
 pub use memory::{available_memory, format_bytes, parse_bytes};
