@@ -155,8 +155,12 @@ impl Settings {
         differ("network", self.network.clone(), asked.network.clone());
         differ("episodes", self.plan.to_string(), asked.plan.to_string());
         differ("seed", self.seed.to_string(), asked.seed.to_string());
-        let learning =
-            |l: &Learning| format!("alpha {} norm {:?} mode {}", l.alpha, l.norm, l.mode);
+        let learning = |l: &Learning| {
+            let norm = l
+                .norm
+                .map_or_else(|| "features".to_owned(), |norm| norm.to_string());
+            format!("alpha {} norm {norm} mode {}", l.alpha, l.mode)
+        };
         differ(
             "learning",
             learning(&self.learning),

@@ -379,6 +379,27 @@ impl Weights {
 }
 
 /// The header of a file of format `version`, decoded.
+/// What is wrong with a header bincode could not decode, in words: its
+/// errors print as Rust's debug text.
+fn decode_problem(error: &bincode::error::DecodeError) -> String {
+    use bincode::error::DecodeError;
+    match error {
+        DecodeError::UnexpectedEnd { additional } => {
+            format!("it ends {additional} bytes too early")
+        }
+        DecodeError::LimitExceeded | DecodeError::OutsideUsizeRange(_) => {
+            "a length larger than anything it can hold".to_owned()
+        }
+        DecodeError::Utf8 { .. } | DecodeError::InvalidCharEncoding(_) => {
+            "text that is not UTF-8".to_owned()
+        }
+        DecodeError::InvalidBooleanValue(value) => format!("a flag of {value}, not 0 or 1"),
+        DecodeError::OtherString(problem) => problem.clone(),
+        DecodeError::Other(problem) => (*problem).to_owned(),
+        _ => "a value its format does not allow".to_owned(),
+    }
+}
+
 fn decode_header(version: u32, bytes: &[u8]) -> Result<Header, bincode::error::DecodeError> {
     let config = bincode_config();
     Ok(match version {
@@ -595,8 +616,8 @@ fn read_header(path: &Path, input: &mut impl Read, size: u64) -> Result<(u32, He
     }
     let mut header = vec![0; header_len as usize];
     input.read_exact(&mut header).map_err(io_error)?;
-    let header =
-        decode_header(version, &header).map_err(|error| bad(format!("corrupt header: {error}")))?;
+    let header = decode_header(version, &header)
+        .map_err(|error| bad(format!("corrupt header: {}", decode_problem(&error))))?;
     Ok((header_len, header))
 }
 
