@@ -449,6 +449,38 @@ mod tests {
         }
     }
 
+    proptest! {
+        /// Any text, and any record with characters changed, cut or
+        /// added, reads as a game the rules allow or is refused in words:
+        /// never a panic.
+        #[test]
+        fn any_text_is_a_lawful_game_or_one_clear_error(
+            seed in any::<u64>(),
+            changes in prop::collection::vec((any::<prop::sample::Index>(), "[0-9A-Z#a-z= ]"), 0..4),
+            cut in any::<prop::sample::Index>(),
+            noise in "[0-9A-Z#=a-z ]{0,40}",
+        ) {
+            let mut line: Vec<char> = random_record(seed).0.to_string().chars().collect();
+            for (at, text) in changes {
+                let at = at.index(line.len());
+                line.splice(at..=at, text.chars());
+            }
+            line.truncate(cut.index(line.len() + 1));
+            let line: String = line.into_iter().collect::<String>() + &noise;
+            match line.parse::<GameRecord>() {
+                Ok(record) => {
+                    // Replaying a record read back never fails.
+                    prop_assert_eq!(record.turns().count(), record.steps().len());
+                }
+                Err(error) => {
+                    let message = error.to_string();
+                    prop_assert!(message.starts_with("not a game record: "), "{}", message);
+                    prop_assert_eq!(message.lines().count(), 1);
+                }
+            }
+        }
+    }
+
     #[test]
     fn records_that_break_the_rules_are_refused_with_the_place() {
         let problem = |line: &str| match line.parse::<GameRecord>() {

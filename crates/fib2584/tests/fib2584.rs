@@ -376,3 +376,36 @@ fn records_that_break_the_rules_are_refused() {
         assert!(error.contains(message), "{line}: {error}");
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// A recorded game with characters changed, cut or added is read and
+    /// replayed as a whole lawful game, or refused in words: never a panic.
+    #[test]
+    fn damaged_records_are_whole_games_or_one_clear_error(
+        seed in any::<u64>(),
+        changes in prop::collection::vec((any::<prop::sample::Index>(), "[0-9A-V#\\[\\]()@|:a-z]"), 0..4),
+        cut in any::<prop::sample::Index>(),
+    ) {
+        use rand::SeedableRng as _;
+        let network = Network::new(parse_patterns(["0123", "4567"]).unwrap(), 32, u64::MAX).unwrap();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+        let (_, record) = play_recorded(&Fibonacci::STANDARD, &network, &Names::default(), &mut rng);
+        let mut line: Vec<char> = record.to_string().chars().collect();
+        for (at, text) in changes {
+            let at = at.index(line.len());
+            line.splice(at..=at, text.chars());
+        }
+        line.truncate(cut.index(line.len() + 1));
+        let line: String = line.into_iter().collect();
+        match Record::parse(&line, 1).and_then(|record| record.replay(1)) {
+            Ok(replayed) => prop_assert!(replayed.board.is_over()),
+            Err(error) => {
+                let message = error.to_string();
+                prop_assert!(message.starts_with("record 1"), "{}", message);
+                prop_assert_eq!(message.lines().count(), 1);
+            }
+        }
+    }
+}

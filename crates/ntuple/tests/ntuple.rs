@@ -655,3 +655,40 @@ fn naming_a_saved_network_with_another_isomorphism_is_refused() {
         "{error}"
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// A weight file of either format with bytes changed or cut short is
+    /// an error in words or a readable network, never a panic, and never
+    /// an allocation of what a corrupt header claims.
+    #[test]
+    fn damaged_weight_files_are_errors_in_words(
+        tdl2048 in any::<bool>(),
+        changes in prop::collection::vec((0usize..600, any::<u8>()), 1..4),
+        cut in prop::option::of(0usize..2000),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(if tdl2048 { "net.w" } else { "net.nw" });
+        let network = Network::new(parse_patterns(["0123", "4567!"]).unwrap()).unwrap();
+        if tdl2048 {
+            network.save_tdl2048(&path).unwrap();
+        } else {
+            network.save(&path, &Metadata::from([("seed".to_owned(), "x".to_owned())])).unwrap();
+        }
+        let mut bytes = std::fs::read(&path).unwrap();
+        for (at, byte) in changes {
+            let at = at % bytes.len();
+            bytes[at] = byte;
+        }
+        if let Some(cut) = cut {
+            bytes.truncate(cut.min(bytes.len()));
+        }
+        std::fs::write(&path, &bytes).unwrap();
+        if let Err(error) = Network::open(&path, None, 1 << 30) {
+            let message = error.to_string();
+            prop_assert!(!message.contains(" { ") && !message.contains("Some("), "{}", message);
+            prop_assert_eq!(message.lines().count(), 1, "{}", message);
+        }
+    }
+}
