@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use board::GameRecord;
 use clap::Parser;
-use cli::{PlayArgs, RecordFile};
+use cli::{EpisodeBar, PlayArgs, RecordFile};
 use learn::{Log, Plan, Player, Run, session};
 use ntuple::Source;
 use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
@@ -268,12 +268,14 @@ fn play(
     seed: u64,
     log: &mut Log,
 ) -> anyhow::Result<(learn::Stats, f64)> {
+    let bar = EpisodeBar::new(plan, 0, log);
     let run = Run {
         player,
         spawns: args.play.spawns(),
         seed,
         threads: usize::from(args.play.run.threads),
         plan,
+        progress: bar.progress(),
     };
     let records = args.record.as_deref().map(RecordFile::create).transpose()?;
     let mut write = |games: &[GameRecord]| {
@@ -287,6 +289,7 @@ fn play(
         .then_some(&mut write as &mut dyn FnMut(&[GameRecord]));
     let stats = session::evaluate(&run, log, args.play.win, record)?;
     let seconds = start.elapsed().as_secs_f64();
+    drop(bar);
     if let (Some(records), Some(path)) = (records, &args.record) {
         records.finish()?;
         log.write(&format!(

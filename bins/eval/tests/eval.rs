@@ -22,6 +22,7 @@ fn trained(dir: &Path) {
         seed: 1,
         threads: 1,
         plan: "1x200".parse().unwrap(),
+        progress: None,
     };
     run.execute(0, &mut learn::Stats::default(), |_| Ok::<(), ()>(()))
         .unwrap();

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::{LearnArgs, RecordFile, RunArgs};
+use cli::{EpisodeBar, LearnArgs, RecordFile, RunArgs};
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Fibonacci, Network, default_radix, report, tile};
 use learn::checkpoint::{self, Settings};
@@ -203,13 +203,16 @@ fn train(
         learning.rate(network.feature_count()),
         learning.mode
     ))?;
+    let bar = EpisodeBar::new(plan, total.episodes, log);
     let game = Fibonacci::STANDARD;
     let threads = usize::from(args.run.threads);
     let block = |index: u64| {
         let first = index * plan.block_size;
         play_episodes(plan.block_size, threads, |episode| {
             let mut rng = episode_rng(seed, first + episode);
-            play(&game, &network, Some(&learning), &mut rng, &mut ())
+            let outcome = play(&game, &network, Some(&learning), &mut rng, &mut ());
+            bar.progress().inspect(|count| count(&outcome));
+            outcome
         })
     };
     run_blocks(plan, first_block, &mut total, block, |block| {
@@ -256,6 +259,7 @@ fn evaluate(
 ) -> anyhow::Result<()> {
     log.write(&format!("evaluate: {plan}\n\n"))?;
     let records = args.record.as_deref().map(RecordFile::create).transpose()?;
+    let bar = EpisodeBar::new(plan, 0, log);
     let game = Fibonacci::STANDARD;
     let names = Names::default();
     let threads = usize::from(args.run.threads);
@@ -263,14 +267,16 @@ fn evaluate(
         let first = index * plan.block_size;
         play_episodes(plan.block_size, threads, |episode| {
             let mut rng = episode_rng(seed, first + episode);
-            match &records {
+            let outcome = match &records {
                 Some(records) => {
                     let (outcome, record) = play_recorded(&game, network, &names, &mut rng);
                     records.write(&record);
                     outcome
                 }
                 None => play(&game, network, None, &mut rng, &mut ()),
-            }
+            };
+            bar.progress().inspect(|count| count(&outcome));
+            outcome
         })
     };
     let mut total = Stats::default();

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::{LearnArgs, PlayArgs};
+use cli::{EpisodeBar, LearnArgs, PlayArgs};
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
 use learn::{Log, Plan, Player, Run};
@@ -150,15 +150,21 @@ fn train(args: Args) -> anyhow::Result<()> {
         ))?;
     }
     log.write(&format!("train: {}\n\n", args.plan))?;
+    let done = progress
+        .as_ref()
+        .map_or(0, |(progress, _)| progress.total.episodes);
+    let bar = EpisodeBar::new(args.plan, done, &mut log);
+    let spawns = args.play.spawns();
     let run = Run {
         player: Player::Greedy {
             network: &network,
             learning: Some(learning),
         },
-        spawns: args.play.spawns(),
+        spawns,
         seed,
         threads: usize::from(args.play.run.threads),
         plan: args.plan,
+        progress: bar.progress(),
     };
     let total = session::train(
         &run,
@@ -167,6 +173,8 @@ fn train(args: Args) -> anyhow::Result<()> {
         checkpointing.as_ref(),
         progress.map(|(progress, _)| progress),
     )?;
+    // The bar goes before the output is saved.
+    drop(bar);
 
     let metadata = Metadata::from([
         ("trained_episodes".to_owned(), total.episodes.to_string()),
@@ -176,7 +184,6 @@ fn train(args: Args) -> anyhow::Result<()> {
     ]);
     // The histories only matter for going on with TC training, which a
     // checkpoint resumes; the trained network is its weights.
-    let spawns = run.spawns;
     network.disable_coherence();
     cli::save(&network, &output, &metadata)?;
     // The output now holds everything the checkpoint did.
@@ -187,6 +194,7 @@ fn train(args: Args) -> anyhow::Result<()> {
 
     if let Some(plan) = args.evaluate {
         log.write(&format!("evaluate: {plan}\n\n"))?;
+        let bar = EpisodeBar::new(plan, 0, &mut log);
         let run = Run {
             player: Player::Greedy {
                 network: &network,
@@ -196,6 +204,7 @@ fn train(args: Args) -> anyhow::Result<()> {
             seed: learn::seed_from_text(&format!("{seed_text}/evaluate")),
             threads: usize::from(args.play.run.threads),
             plan,
+            progress: bar.progress(),
         };
         session::evaluate(&run, &mut log, args.play.win, None)?;
     }

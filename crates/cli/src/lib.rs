@@ -15,11 +15,13 @@ use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
 mod input;
 mod overlap;
+mod progress;
 mod records;
 mod stop;
 
 pub use input::{bounded_lines, read_bounded};
 pub use overlap::{Named, refuse_overlaps};
+pub use progress::EpisodeBar;
 pub use records::RecordFile;
 pub use stop::ctrl_c_flag;
 

@@ -16,6 +16,7 @@
 //!     seed: learn::seed_from_text("doc"),
 //!     threads: 1,
 //!     plan: "2x50".parse()?,
+//!     progress: None,
 //! };
 //! let mut total = Stats::default();
 //! run.execute(0, &mut total, |block| {

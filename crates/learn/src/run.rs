@@ -109,7 +109,7 @@ impl fmt::Debug for Player<'_> {
 }
 
 /// Everything that decides the episodes of a run.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Run<'a> {
     /// Who plays (and whether it learns).
     pub player: Player<'a>,
@@ -121,6 +121,22 @@ pub struct Run<'a> {
     pub threads: usize,
     /// The blocks to play.
     pub plan: Plan,
+    /// Called after every episode (from the thread that played it), to
+    /// show progress; `None` for nothing.
+    pub progress: Option<&'a (dyn Fn(&Outcome) + Sync)>,
+}
+
+impl fmt::Debug for Run<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Run")
+            .field("player", &self.player)
+            .field("spawns", &self.spawns)
+            .field("seed", &self.seed)
+            .field("threads", &self.threads)
+            .field("plan", &self.plan)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 /// A block just finished.
@@ -188,6 +204,15 @@ impl Run<'_> {
 
     /// Plays episode `number`, followed by `watch`.
     fn episode<W: Watch<Board> + Watch<WideBoard>>(&self, number: u64, watch: &mut W) -> Outcome {
+        let outcome = self.play(number, watch);
+        if let Some(progress) = self.progress {
+            progress(&outcome);
+        }
+        outcome
+    }
+
+    /// Plays episode `number` alone.
+    fn play<W: Watch<Board> + Watch<WideBoard>>(&self, number: u64, watch: &mut W) -> Outcome {
         let mut rng = seed::episode_rng(self.seed, number);
         match self.player {
             Player::Greedy { network, learning } => {

@@ -25,6 +25,7 @@ fn run<'a>(
         seed: seed_from_text(seed),
         threads,
         plan: plan.parse().unwrap(),
+        progress: None,
     }
 }
 

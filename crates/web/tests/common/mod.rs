@@ -51,6 +51,7 @@ pub fn recorded_games() -> Vec<GameRecord> {
         seed: 7,
         threads: 1,
         plan: "1x2".parse().unwrap(),
+        progress: None,
     };
     run.recorded_block(0).1
 }
