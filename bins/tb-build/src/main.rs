@@ -34,7 +34,7 @@ enum Command {
         /// JSON or TOML (docs/tablebase.md)
         formation: String,
         /// The target tile: 8 to 16384
-        #[arg(value_parser = cli::parse_tile)]
+        #[arg(value_parser = Spec::parse_target)]
         target: u8,
         /// The table's folder: new, empty, or the table's own to finish [default: FORMATION-TARGET]
         #[arg(short = 'o', long, value_name = "DIR")]
@@ -280,7 +280,7 @@ fn build_set(names: &[String], dir: &Path, memory: Option<u64>) -> anyhow::Resul
             let (formation, target) = name.rsplit_once('-').with_context(|| {
                 format!("{name:?} is not a table's name (FORMATION-TARGET, as L3-256)")
             })?;
-            let target = cli::parse_tile(target)
+            let target = Spec::parse_target(target)
                 .map_err(|problem| anyhow::anyhow!("{name:?}: {problem}"))?;
             Ok(Spec::new(Formation::find(formation)?, target, 0.1)?)
         })

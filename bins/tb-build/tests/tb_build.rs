@@ -429,7 +429,11 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ),
         (
             &["build", "L3", "65536"],
-            "target 65536: targets go from 8 to 16384",
+            "\"65536\" is not a target (8, 16, 32, ..., 16384)",
+        ),
+        (
+            &["build", "L3", "4"],
+            "\"4\" is not a target (8, 16, 32, ..., 16384)",
         ),
         (
             &["build", "bad.json", "64"],
@@ -833,7 +837,8 @@ fn a_set_builds_each_table_in_its_folder_once() {
     assert!(text(&again.stdout).contains("the table is already complete"));
     // Every name is checked before anything is built.
     for (name, problem) in [
-        ("L3-33", "is not a tile"),
+        ("L3-33", "\"33\" is not a target (8, 16, 32, ..., 16384)"),
+        ("L3-32768", "\"32768\" is not a target (8, 16, 32, ..., 16384)"),
         ("L3", "FORMATION-TARGET"),
         ("Lx-32", "unknown formation"),
     ] {

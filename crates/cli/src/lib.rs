@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
-use board::SpawnRule;
+use board::{SpawnRule, WideBoard};
 use learn::checkpoint::Settings;
 use learn::session::Checkpointing;
 use learn::{Learning, Mode};
@@ -275,14 +275,19 @@ pub fn threads_parser() -> clap::builder::RangedI64ValueParser<u16> {
     clap::value_parser!(u16).range(1..=i64::from(MOST_THREADS))
 }
 
-/// Reads a tile value (2, 4, ..., 32768, ...) as its exponent.
+/// Reads a tile value (2, 4, ..., 262144, the largest a game makes) as its
+/// exponent.
 ///
 /// # Errors
-/// A message for anything that is not a power of two from 2 up.
+/// A message for anything that is not a power of two from 2 to 262144.
 pub fn parse_tile(text: &str) -> Result<u8, String> {
     match text.parse::<u32>() {
-        Ok(value) if value >= 2 && value.is_power_of_two() => Ok(value.trailing_zeros() as u8),
-        _ => Err(format!("{text:?} is not a tile (2, 4, 8, ..., 32768)")),
+        Ok(value)
+            if (2..=1 << WideBoard::MAX_EXPONENT).contains(&value) && value.is_power_of_two() =>
+        {
+            Ok(value.trailing_zeros() as u8)
+        }
+        _ => Err(format!("{text:?} is not a tile (2, 4, 8, ..., 262144)")),
     }
 }
 

@@ -20,6 +20,22 @@ pub struct Spec {
 }
 
 impl Spec {
+    /// The exponents of the targets a table may have: 8 to 16384.
+    pub const TARGETS: std::ops::RangeInclusive<u8> = 3..=14;
+
+    /// Reads a target tile, `256`: a power of two from 8 to 16384.
+    ///
+    /// # Errors
+    /// One line naming the text and the targets there are.
+    pub fn parse_target(text: &str) -> Result<u8, String> {
+        match text.parse::<u32>() {
+            Ok(value) if value.is_power_of_two() => Some(value.trailing_zeros() as u8),
+            _ => None,
+        }
+        .filter(|target| Self::TARGETS.contains(target))
+        .ok_or_else(|| format!("{text:?} is not a target (8, 16, 32, ..., 16384)"))
+    }
+
     /// The table of `formation` for the tile `2^target`, with new tiles
     /// being 4 with probability `four_rate`.
     ///
@@ -29,7 +45,7 @@ impl Spec {
     /// outside [0, 1].
     pub fn new(formation: Formation, target: u8, four_rate: f64) -> Result<Self, Error> {
         let value = 1u64 << target.min(63);
-        if !(3..=14).contains(&target) {
+        if !Self::TARGETS.contains(&target) {
             return Err(Error::Target {
                 target: value,
                 problem: "targets go from 8 to 16384".to_owned(),
