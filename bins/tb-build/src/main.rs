@@ -124,7 +124,8 @@ enum Command {
         #[arg(short = 'p', long, value_parser = cli::threads_parser())]
         threads: Option<u16>,
     },
-    /// Lists the built-in formations
+    /// Lists the built-in formations, each with its first seed drawn (`#`
+    /// a large tile or wall, `.` empty, else the tile's exponent)
     List,
 }
 
@@ -194,7 +195,8 @@ fn main() -> ExitCode {
                 let seeds = formation.seeds().len();
                 writeln!(
                     out,
-                    "{name:<8} {} symmetry, {}{seeds} seed{}, {} extra steps",
+                    "{name:<8} {}  {} symmetry, {}{seeds} seed{}, {} extra steps",
+                    drawn(formation.seeds()[0]),
                     formation.canon(),
                     if formation.large() == Large::Wall {
                         "walls, "
@@ -208,6 +210,24 @@ fn main() -> ExitCode {
             Ok(())
         }
     })
+}
+
+/// A board drawn on one line, row by row from the top: `#` for a large
+/// tile or wall, `.` for an empty cell, else the tile's exponent in hex
+/// (`1` for 2): `.... / .... / 1### / 2###`.
+fn drawn(board: u64) -> String {
+    let rows: Vec<String> = (0..4)
+        .map(|row| {
+            (0..4)
+                .map(|column| match board >> (4 * (4 * row + column)) & 0xF {
+                    0 => '.',
+                    0xF => '#',
+                    exponent => char::from_digit(exponent as u32, 16).expect("a nibble"),
+                })
+                .collect()
+        })
+        .collect();
+    rows.join(" / ")
 }
 
 /// Sets the allocator and the threads for builds with the memory budget

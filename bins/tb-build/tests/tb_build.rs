@@ -147,8 +147,8 @@ fn builds_queries_and_verifies() {
     // Formations listed as a formation file would define them.
     let out = text(&tb_build(&["list"], dir.path()).stdout);
     for line in [
-        "L3       identity symmetry, 2 seeds, 48 extra steps",
-        "3x3      min33 symmetry, walls, 1 seed, 60 extra steps",
+        "L3       1... / .... / 1### / 2###  identity symmetry, 2 seeds, 48 extra steps",
+        "3x3      ...# / ...# / ...# / ####  min33 symmetry, walls, 1 seed, 60 extra steps",
     ] {
         assert!(out.lines().any(|listed| listed == line), "{out}");
     }
