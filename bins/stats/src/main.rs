@@ -38,12 +38,14 @@ enum Command {
         logs: Vec<PathBuf>,
     },
     /// Merges every N blocks into one, printed in TDL2048+'s block layout
+    /// (the logs one after another)
     Merge {
         /// Blocks to merge into one
         #[arg(value_parser = clap::value_parser!(u64).range(1..))]
         every: u64,
-        /// The log file
-        log: PathBuf,
+        /// Log files
+        #[arg(required = true)]
+        logs: Vec<PathBuf>,
     },
     /// Draws the training curves of one or more logs on the same axes:
     /// average score and win rate per block against episodes (SVG)
@@ -67,7 +69,7 @@ fn main() -> ExitCode {
     cli::main_with("stats", || match Args::parse().command {
         Command::Blocks { logs, block_size } => blocks(&logs, block_size),
         Command::Summary { logs } => summary(&logs),
-        Command::Merge { every, log } => merge(every, &log),
+        Command::Merge { every, logs } => merge(every, &logs),
         Command::Plot {
             logs,
             output,
@@ -127,11 +129,15 @@ fn blocks(logs: &[PathBuf], block_size: Option<u64>) -> anyhow::Result<()> {
 
 fn summary(logs: &[PathBuf]) -> anyhow::Result<()> {
     let mut out = String::from("log\trun\ttile\treach\n");
+    let mut found = false;
     for path in logs {
         let runs = read(path)?;
         if runs.iter().all(|run| run.summary.is_empty()) {
-            bail!("{}: no summary table", path.display());
+            // A log of a run stopped early: the others still count.
+            eprintln!("stats: {}: no summary table, left out", path.display());
+            continue;
         }
+        found = true;
         for (number, run) in runs.iter().enumerate() {
             for row in &run.summary {
                 out += &format!(
@@ -144,12 +150,19 @@ fn summary(logs: &[PathBuf]) -> anyhow::Result<()> {
             }
         }
     }
+    if !found {
+        bail!("no summary table in any of the logs");
+    }
     print(&out)
 }
 
-fn merge(every: u64, path: &Path) -> anyhow::Result<()> {
+fn merge(every: u64, logs: &[PathBuf]) -> anyhow::Result<()> {
     let mut out = String::new();
-    for run in read(path)?.iter().filter(|run| !run.blocks.is_empty()) {
+    let runs = logs
+        .iter()
+        .map(|path| read(path))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    for run in runs.iter().flatten().filter(|run| !run.blocks.is_empty()) {
         let groups: Vec<&[LogBlock]> = run.blocks.chunks(every as usize).collect();
         for (number, group) in groups.iter().enumerate() {
             let millis: u64 = group.iter().map(|b| b.millis).sum();
@@ -195,6 +208,13 @@ fn plot(
     cli::check_output(output)?;
     let inputs: Vec<cli::Named> = logs.iter().map(|log| cli::Named::new("LOG", log)).collect();
     cli::refuse_overlaps(&inputs, &[cli::Named::new("-o", output)])?;
+    anyhow::ensure!(
+        output
+            .extension()
+            .is_some_and(|extension| extension.eq_ignore_ascii_case("svg")),
+        "-o {}: the plot is SVG; name the file .svg",
+        output.display()
+    );
     let mut curves: Vec<Curve> = Vec::new();
     for path in logs {
         let runs = read(path)?;

@@ -64,6 +64,34 @@ fn merges_blocks_into_coarser_ones() {
         "{merged}"
     );
     assert!(lines[2].starts_with("total:  avg=32698 "), "{merged}");
+    // Several logs, one after another.
+    let curve = curve_log().to_str().unwrap().to_owned();
+    let twice = text(&stats(&["merge", "5", &curve, &curve], dir.path()).stdout);
+    assert_eq!(twice, format!("{merged}{merged}"));
+}
+
+/// A log without a summary (a run stopped early) is left out with a
+/// warning; the others are summarised. A plot is SVG, whatever the name.
+#[test]
+fn summaries_skip_logs_without_one_and_plots_are_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("stopped.x"),
+        "001/001 10ms 1000.00ops\nlocal:  avg=10 max=20 tile=16 win=0.00%\ntotal:  avg=10 max=20 tile=16 win=0.00%\n",
+    )
+    .unwrap();
+    let curve = curve_log().to_str().unwrap().to_owned();
+    let evaluated = fixture_log().to_str().unwrap().to_owned();
+    let output = stats(&["summary", "stopped.x", &evaluated], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(text(&output.stderr).contains("stopped.x: no summary table, left out"));
+    assert!(text(&output.stdout).lines().count() > 2);
+    let output = stats(&["summary", "stopped.x"], dir.path());
+    assert!(!output.status.success());
+    let output = stats(&["plot", &curve, "-o", "curve.png"], dir.path());
+    assert!(!output.status.success());
+    assert!(text(&output.stderr).contains("-o curve.png: the plot is SVG; name the file .svg"));
+    assert!(!dir.path().join("curve.png").exists());
 }
 
 #[test]

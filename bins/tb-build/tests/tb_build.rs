@@ -838,7 +838,10 @@ fn a_set_builds_each_table_in_its_folder_once() {
     // Every name is checked before anything is built.
     for (name, problem) in [
         ("L3-33", "\"33\" is not a target (8, 16, 32, ..., 16384)"),
-        ("L3-32768", "\"32768\" is not a target (8, 16, 32, ..., 16384)"),
+        (
+            "L3-32768",
+            "\"32768\" is not a target (8, 16, 32, ..., 16384)",
+        ),
         ("L3", "FORMATION-TARGET"),
         ("Lx-32", "unknown formation"),
     ] {
