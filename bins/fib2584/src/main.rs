@@ -24,6 +24,14 @@ use ntuple::{Metadata, parse_patterns};
 /// command again after a kill resumes.
 #[derive(Parser, Debug)]
 #[command(name = "fib2584", version)]
+// The shared options' help names train's temporal coherence and eval's
+// search, which this program has not.
+#[command(mut_arg("alpha", |arg| arg.help(
+    "Learning rate, divided by the number of features unless --norm is given [default: 0.1]"
+)))]
+#[command(mut_arg("memory", |arg| arg.help(
+    "Refuse networks whose weights need more memory than this (e.g. 8G) [default: the memory available now]"
+)))]
 struct Args {
     /// The network: built-in names (8x4patt: rows and columns, 8 tables;
     /// 2x4patt: outer and inner lines shared by symmetry; 4x6patt) and/or

@@ -218,3 +218,17 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     let radix = fib2584(&["--radix", "40", "-e", "1"], dir.path());
     assert!(!radix.status.success());
 }
+
+/// The help speaks of this program only: no temporal coherence, no search.
+#[test]
+fn the_help_names_only_what_it_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let help = text(&fib2584(&["--help"], dir.path()).stdout);
+    assert!(
+        help.contains("--alpha") && help.contains("--memory"),
+        "{help}"
+    );
+    for absent in ["--tc", "coherence", "search", "transposition"] {
+        assert!(!help.contains(absent), "{absent}: {help}");
+    }
+}
