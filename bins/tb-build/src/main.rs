@@ -80,26 +80,28 @@ enum Command {
     },
     /// Prints the success rate of each move of a position
     Query {
-        /// The table's folder
-        #[arg(long)]
-        table: PathBuf,
+        #[command(flatten)]
+        table: TableArg,
         /// The position to move from: in the reference's hex order
         /// (0x210000001fff2fff), or as a grid of tile values, upper-left
         /// first ("4 2 . . / . . . . / 2 f f f / 4 f f f"); tiles above the
         /// target are read as large tiles (f)
-        #[arg(long)]
-        board: String,
+        #[arg(value_name = "BOARD", required_unless_present = "board_option")]
+        board: Option<String>,
+        /// The position, as an option
+        #[arg(long = "board", value_name = "BOARD", conflicts_with = "board")]
+        board_option: Option<String>,
     },
     /// Prints a table's definition and the statistics of each layer
     Info {
-        /// The table's folder
-        table: PathBuf,
+        #[command(flatten)]
+        table: TableArg,
     },
     /// Reads every layer file through (checksum, blocks, order) and
     /// recomputes a sample of positions from their children
     Verify {
-        /// The table's folder
-        table: PathBuf,
+        #[command(flatten)]
+        table: TableArg,
         /// Positions recomputed per layer, at most (drawn the same on every
         /// run)
         #[arg(long, default_value_t = 100)]
@@ -146,6 +148,26 @@ const PLAYER_SET: &[&str] = &[
     "4421x-256",
 ];
 
+/// A table's folder, given as `TABLE` or `--table TABLE` alike.
+#[derive(clap::Args, Debug)]
+struct TableArg {
+    /// The table's folder
+    #[arg(value_name = "TABLE", required_unless_present = "table_option")]
+    table: Option<PathBuf>,
+    /// The table's folder, as an option
+    #[arg(long = "table", value_name = "TABLE", conflicts_with = "table")]
+    table_option: Option<PathBuf>,
+}
+
+impl TableArg {
+    fn dir(&self) -> &Path {
+        self.table
+            .as_deref()
+            .or(self.table_option.as_deref())
+            .expect("clap asks for one")
+    }
+}
+
 fn main() -> ExitCode {
     cli::main_with("tb-build", || match Args::parse().command {
         Command::Build {
@@ -185,9 +207,16 @@ fn main() -> ExitCode {
             let memory = prepare_builds(memory, threads)?;
             build_set(&tables, &output, memory)
         }
-        Command::Query { table, board } => query(&table, &board),
-        Command::Info { table } => info(&table),
-        Command::Verify { table, samples } => verify(&table, samples),
+        Command::Query {
+            table,
+            board,
+            board_option,
+        } => query(
+            table.dir(),
+            &board.or(board_option).expect("clap asks for one"),
+        ),
+        Command::Info { table } => info(table.dir()),
+        Command::Verify { table, samples } => verify(table.dir(), samples),
         Command::List => {
             let mut out = std::io::stdout().lock();
             for name in Formation::builtin_names() {

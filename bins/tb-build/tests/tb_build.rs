@@ -17,10 +17,12 @@ const SMALL_L3: &str = r#"{ "name": "L3near", "masks": ["0xfff0fff"],
   "seeds": ["0x100000001fff2fff", "0x000000012fff1fff"], "extra_steps": 16 }"#;
 
 /// What `tb-build query` prints for `board` in the table in `dir/table`,
-/// which it must answer.
+/// which it must answer: the same with options and with positions.
 fn query(dir: &Path, table: &str, board: &str) -> String {
     let output = tb_build(&["query", "--table", table, "--board", board], dir);
     assert!(output.status.success(), "{}", text(&output.stderr));
+    let positional = tb_build(&["query", table, board], dir);
+    assert_eq!(positional.stdout, output.stdout);
     text(&output.stdout)
 }
 
