@@ -23,7 +23,7 @@ use ntuple::{Metadata, parse_patterns};
 /// Training saves a checkpoint every few blocks, so that running the same
 /// command again after a kill resumes.
 #[derive(Parser, Debug)]
-#[command(name = "fib2584", version)]
+#[command(name = "fib2584", version, arg_required_else_help = true)]
 // The shared options' help names train's temporal coherence and eval's
 // search, which this program has not.
 #[command(mut_arg("alpha", |arg| arg.help(

@@ -220,9 +220,16 @@ fn bad_input_is_one_clear_line_and_a_failure() {
 }
 
 /// The help speaks of this program only: no temporal coherence, no search.
+/// With no arguments it is printed, as tb-build's and stats' are.
 #[test]
 fn the_help_names_only_what_it_has() {
     let dir = tempfile::tempdir().unwrap();
+    let bare = fib2584(&[], dir.path());
+    assert!(
+        text(&bare.stderr).contains("Usage: fib2584 [OPTIONS]"),
+        "{}",
+        text(&bare.stderr)
+    );
     let help = text(&fib2584(&["--help"], dir.path()).stdout);
     assert!(
         help.contains("--alpha") && help.contains("--memory"),
