@@ -399,6 +399,7 @@ pub fn header_for(
 /// run stopped by Ctrl-C says how to resume and exits with 130, any other
 /// error is printed on one line, with its causes, and exits with 1.
 pub fn main_with(program: &str, run: impl FnOnce() -> anyhow::Result<()>) -> ExitCode {
+    warn_of_missing_cpu_features(program);
     match run() {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) if is_broken_pipe(&error) => ExitCode::SUCCESS,
@@ -412,6 +413,22 @@ pub fn main_with(program: &str, run: impl FnOnce() -> anyhow::Result<()>) -> Exi
             ExitCode::FAILURE
         }
     }
+}
+
+/// Says so when the build assumed BMI2 and AVX2 (x86-64-v3, the
+/// workspace's setting) and this CPU lacks them: the program would stop
+/// on an illegal instruction at its first move.
+fn warn_of_missing_cpu_features(program: &str) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "bmi2"))]
+    if !(std::arch::is_x86_feature_detected!("bmi2") && std::arch::is_x86_feature_detected!("avx2"))
+    {
+        eprintln!(
+            "{program}: warning: built for x86-64-v3 (BMI2, AVX2), which this CPU lacks: \
+             rebuild with RUSTFLAGS=\"-C target-cpu=native\" (docs/build.md)"
+        );
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "bmi2")))]
+    let _ = program;
 }
 
 fn is_stopped(error: &anyhow::Error) -> bool {

@@ -24,7 +24,11 @@
 //! Built-in networks are named as in TDL2048+ ([`ALIASES`]: `4x6patt`,
 //! `8x6patt`, ...). Indices are extracted with one BMI2 `pext` for patterns
 //! whose cells increase (all the built-in ones), cell by cell otherwise.
-//! Weight files are described in docs/weights.md in the repository.
+//! BMI2 is used only where the crate is built for a CPU that has it: a
+//! crate depending on `ntuple` should build for x86-64-v3 as the workspace
+//! does (the `board` crate's documentation shows how), or it runs the
+//! portable code, about 1.28 times slower. Weight files are described in
+//! docs/weights.md in the repository.
 
 mod alias;
 mod atomic;
