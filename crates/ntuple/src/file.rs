@@ -267,16 +267,9 @@ impl Weights {
         expected: Option<&[Pattern]>,
         limit: u64,
     ) -> Result<(Self, Metadata), Error> {
-        let io_error = |source| Error::Io {
-            path: path.to_owned(),
-            source,
-        };
-        let bad = |problem: String| Error::File {
-            path: path.to_owned(),
-            problem,
-        };
-        let file = File::open(path).map_err(io_error)?;
-        let size = file.metadata().map_err(io_error)?.len();
+        let (io_error, bad) = (io_error(path), bad(path));
+        let file = File::open(path).map_err(&io_error)?;
+        let size = file.metadata().map_err(&io_error)?.len();
         let mut input = Checksummed {
             inner: BufReader::with_capacity(1 << 16, file),
             hasher: crc32fast::Hasher::new(),
@@ -366,11 +359,11 @@ impl Weights {
                 })?;
         }
         for table in weights.tables.iter_mut().chain(&mut weights.coherence) {
-            table.read_from(&mut input).map_err(io_error)?;
+            table.read_from(&mut input).map_err(&io_error)?;
         }
         let computed = input.hasher.clone().finalize();
         let mut stored = [0u8; 4];
-        input.inner.read_exact(&mut stored).map_err(io_error)?;
+        input.inner.read_exact(&mut stored).map_err(&io_error)?;
         if u32::from_le_bytes(stored) != computed {
             return Err(bad("checksum mismatch: the file is corrupt".into()));
         }
@@ -566,27 +559,33 @@ impl Network {
 /// # Errors
 /// As [`Weights::load`] for the file's start and header.
 pub fn read_metadata(path: &Path) -> Result<Metadata, Error> {
-    let io_error = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let file = File::open(path).map_err(io_error)?;
-    let size = file.metadata().map_err(io_error)?.len();
+    let io_error = io_error(path);
+    let file = File::open(path).map_err(&io_error)?;
+    let size = file.metadata().map_err(&io_error)?.len();
     let mut input = BufReader::new(file);
     Ok(read_header(path, &mut input, size)?.1.metadata)
+}
+
+/// An I/O error on the file at `path`.
+fn io_error(path: &Path) -> impl Fn(io::Error) -> Error + '_ {
+    move |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+/// A problem with the contents of the file at `path`.
+fn bad(path: &Path) -> impl Fn(String) -> Error + '_ {
+    move |problem| Error::File {
+        path: path.to_owned(),
+        problem,
+    }
 }
 
 /// Reads the magic, the version and the header of the file at `path` (of
 /// `size` bytes) from `input`; returns the header's length and the header.
 fn read_header(path: &Path, input: &mut impl Read, size: u64) -> Result<(u32, Header), Error> {
-    let io_error = |source| Error::Io {
-        path: path.to_owned(),
-        source,
-    };
-    let bad = |problem: String| Error::File {
-        path: path.to_owned(),
-        problem,
-    };
+    let (io_error, bad) = (io_error(path), bad(path));
     let mut start = [0u8; 16];
     input
         .read_exact(&mut start)
@@ -615,7 +614,7 @@ fn read_header(path: &Path, input: &mut impl Read, size: u64) -> Result<(u32, He
         )));
     }
     let mut header = vec![0; header_len as usize];
-    input.read_exact(&mut header).map_err(io_error)?;
+    input.read_exact(&mut header).map_err(&io_error)?;
     let header = decode_header(version, &header)
         .map_err(|error| bad(format!("corrupt header: {}", decode_problem(&error))))?;
     Ok((header_len, header))
