@@ -236,6 +236,7 @@ fn train(
             None => Ok(()),
         }
     })?;
+    cli::stop_at_once();
     let metadata = Metadata::from([
         ("trained_episodes".to_owned(), total.episodes.to_string()),
         ("alpha".to_owned(), learning.alpha.to_string()),

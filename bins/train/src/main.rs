@@ -173,8 +173,9 @@ fn train(args: Args) -> anyhow::Result<()> {
         checkpointing.as_ref(),
         progress.map(|(progress, _)| progress),
     )?;
-    // The bar goes before the output is saved.
+    // The bar goes before the output is saved; so does Ctrl-C's safe stop.
     drop(bar);
+    cli::stop_at_once();
 
     let metadata = Metadata::from([
         ("trained_episodes".to_owned(), total.episodes.to_string()),

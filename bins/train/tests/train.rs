@@ -378,3 +378,33 @@ fn a_run_removes_the_temporary_files_killed_runs_left() {
     names.sort();
     assert_eq!(names, ["out.nw".to_owned(), running]);
 }
+
+/// Once training is over and saved, Ctrl-C stops the evaluation after it
+/// at once: there is nothing left to save.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_during_the_evaluation_stops_at_once() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_train"))
+        .args([
+            "-n", "2x4patt", "-t", "1x10", "-e", "1000x100", "-o", "net.nw",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    assert!(lines.any(|line| line.unwrap().starts_with("evaluate: ")));
+    // SAFETY: the child was started here and not waited for yet.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    // Read on, so that the evaluation never meets a closed pipe.
+    lines.for_each(drop);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    assert_eq!(text(&output.stderr), "train: stopped\n");
+    assert!(dir.path().join("net.nw").exists());
+}

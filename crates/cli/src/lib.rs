@@ -23,7 +23,7 @@ pub use input::{bounded_lines, read_bounded};
 pub use overlap::{Named, refuse_overlaps};
 pub use progress::EpisodeBar;
 pub use records::RecordFile;
-pub use stop::ctrl_c_flag;
+pub use stop::{ctrl_c_flag, stop_at_once};
 
 /// The options of every run of any game: seed, threads, log, memory.
 #[derive(clap::Args, Debug)]
