@@ -511,8 +511,10 @@ impl Network {
         )
     }
 
-    /// Reads a network from `path`. With `expected`, the file must hold
-    /// exactly those patterns.
+    /// Reads a network from `path`, a file in 2048lab's format. With
+    /// `expected`, the file must hold exactly those patterns.
+    /// [`Network::open`] reads TDL2048+'s `.w` files too: it is the one to
+    /// use for a file a user names.
     ///
     /// The tables are read in one bulk read each, straight into their
     /// memory, and the checksum over the whole file is verified.
@@ -537,6 +539,14 @@ impl Network {
         expected: Option<&[Pattern]>,
         limit: u64,
     ) -> Result<Loaded, Error> {
+        if !is_2048lab_file(path)? {
+            return Err(Error::File {
+                path: path.to_owned(),
+                problem: "not a 2048lab weight file (it does not start with \"2048labW\"): \
+                          a TDL2048+ .w file is read by Network::open"
+                    .to_owned(),
+            });
+        }
         let (weights, metadata) = Weights::load(path, GAME_2048, expected, limit)?;
         if weights.radix != 16 {
             return Err(Error::File {
