@@ -429,7 +429,10 @@ fn tdl2048_files_rebuild_their_network_from_table_names() {
     let error = Network::load(&fixture("2x4patt-td.w", dir.path()), None)
         .unwrap_err()
         .to_string();
-    assert!(error.ends_with("a TDL2048+ .w file is read by Network::open"), "{error}");
+    assert!(
+        error.ends_with("a TDL2048+ .w file is read by Network::open"),
+        "{error}"
+    );
     // TDL2048+ without -n reads the 8 lines back as isomorphic 4-tuples
     // (64 features), and plays them at a quarter of their score: the
     // tables of a built-in network are read as it reads them.
