@@ -217,27 +217,8 @@ fn plot(
     );
     let mut curves: Vec<Curve> = Vec::new();
     for path in logs {
-        let runs = read(path)?;
-        let with_blocks: Vec<&LogRun> = runs.iter().filter(|run| !run.blocks.is_empty()).collect();
-        for (number, run) in with_blocks.iter().enumerate() {
-            let name = path.file_name().unwrap_or_default().to_string_lossy();
-            let label = match with_blocks.len() {
-                1 => name.into_owned(),
-                _ => format!("{name} ({} {})", run.kind, number + 1),
-            };
-            let points = run
-                .blocks
-                .iter()
-                .map(|b| {
-                    (
-                        episodes(run, b, block_size) as f64,
-                        b.local.avg as f64,
-                        b.local.win,
-                    )
-                })
-                .collect();
-            curves.push((label, points));
-        }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        curves.extend(curves_of(&read(path)?, &name, block_size));
     }
     let mut svg = String::new();
     draw(&curves, &mut svg, title)
@@ -249,6 +230,49 @@ fn plot(
         Ok(file)
     })?;
     Ok(())
+}
+
+/// The curves of a log's runs with blocks, each labelled by `name` (and
+/// its kind and number where the log has several). A training run's blocks
+/// stand at the episodes trained; an evaluation that follows training
+/// measures the trained network, so it is one point at the episodes
+/// trained: the mean of its blocks.
+fn curves_of(runs: &[LogRun], name: &str, block_size: Option<u64>) -> Vec<Curve> {
+    let with_blocks: Vec<&LogRun> = runs.iter().filter(|run| !run.blocks.is_empty()).collect();
+    let mut trained: Option<f64> = None;
+    let mut curves = Vec::new();
+    for (number, run) in with_blocks.iter().enumerate() {
+        let label = match with_blocks.len() {
+            1 => name.to_owned(),
+            _ => format!("{name} ({} {})", run.kind, number + 1),
+        };
+        let points: Vec<(f64, f64, f64)> = run
+            .blocks
+            .iter()
+            .map(|b| {
+                (
+                    episodes(run, b, block_size) as f64,
+                    b.local.avg as f64,
+                    b.local.win,
+                )
+            })
+            .collect();
+        let points = match (run.kind.as_str(), trained) {
+            ("evaluate", Some(trained)) => {
+                let count = points.len() as f64;
+                let mean = |pick: fn(&(f64, f64, f64)) -> f64| {
+                    points.iter().map(pick).sum::<f64>() / count
+                };
+                vec![(trained, mean(|p| p.1), mean(|p| p.2))]
+            }
+            _ => points,
+        };
+        if run.kind == "train" {
+            trained = points.last().map(|point| point.0);
+        }
+        curves.push((label, points));
+    }
+    curves
 }
 
 fn draw(curves: &[Curve], svg: &mut String, title: &str) -> Result<(), Box<dyn std::error::Error>> {
@@ -323,4 +347,30 @@ fn print(text: &str) -> anyhow::Result<()> {
     stdout.write_all(text.as_bytes())?;
     stdout.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An evaluation after training is the trained network's: one point at
+    /// the episodes trained, not a curve from episode 1000.
+    #[test]
+    fn an_evaluation_after_training_stands_at_its_end() {
+        let log = "train: 2x1000\n\n\
+                   001/002 10ms 100.00ops\nlocal:  avg=100 max=200 tile=16 win=0.00%\ntotal:  avg=100 max=200 tile=16 win=0.00%\n\n\
+                   002/002 10ms 100.00ops\nlocal:  avg=300 max=600 tile=64 win=0.00%\ntotal:  avg=200 max=600 tile=64 win=0.00%\n\n\
+                   evaluate: 2x500\n\n\
+                   001/002 10ms 100.00ops\nlocal:  avg=400 max=800 tile=64 win=10.00%\ntotal:  avg=400 max=800 tile=64 win=10.00%\n\n\
+                   002/002 10ms 100.00ops\nlocal:  avg=600 max=900 tile=64 win=30.00%\ntotal:  avg=500 max=900 tile=64 win=20.00%\n";
+        let curves = curves_of(&parse_log(log).unwrap(), "run.x", None);
+        assert_eq!(curves.len(), 2);
+        assert_eq!(curves[0].1, [(1000.0, 100.0, 0.0), (2000.0, 300.0, 0.0)]);
+        assert_eq!(curves[1].0, "run.x (evaluate 2)");
+        assert_eq!(curves[1].1, [(2000.0, 500.0, 20.0)]);
+        // An evaluation alone keeps its own episodes.
+        let alone = &log[log.find("evaluate").unwrap()..];
+        let curves = curves_of(&parse_log(alone).unwrap(), "eval.x", None);
+        assert_eq!(curves[0].1, [(500.0, 400.0, 10.0), (1000.0, 600.0, 30.0)]);
+    }
 }
