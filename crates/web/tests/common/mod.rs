@@ -13,10 +13,10 @@ pub const TABLE: &str = "L3-64";
 /// `records/games.txt` of two games) and opens the app over them.
 pub fn app(dir: &Path) -> App {
     let spec = tablebase::Spec::new(tablebase::Formation::find("L3").unwrap(), 6, 0.1).unwrap();
+    // A table built by an earlier run is left as it is; one whose build
+    // was killed is finished.
     let table = dir.join("tables").join(TABLE);
-    if !table.exists() {
-        tablebase::builder::build(&spec, &table, Default::default(), None, &mut |_| {}).unwrap();
-    }
+    tablebase::builder::build(&spec, &table, Default::default(), None, &mut |_| {}).unwrap();
     let records = dir.join("records");
     std::fs::create_dir_all(&records).unwrap();
     let games: Vec<String> = recorded_games().iter().map(ToString::to_string).collect();
