@@ -290,13 +290,8 @@ fn play(
     let stats = session::evaluate(&run, log, args.play.win, record)?;
     let seconds = start.elapsed().as_secs_f64();
     drop(bar);
-    if let (Some(records), Some(path)) = (records, &args.record) {
-        records.finish()?;
-        log.write(&format!(
-            "recorded {} games in {}\n\n",
-            stats.episodes,
-            path.display()
-        ))?;
+    if let Some(records) = records {
+        log.write(&format!("{}\n\n", records.finish()?))?;
     }
     Ok((stats, seconds))
 }

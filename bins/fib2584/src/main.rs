@@ -303,13 +303,8 @@ fn evaluate(
         total.episodes,
         100.0 * total.reach_rate(tile::GOAL)
     ))?;
-    if let (Some(records), Some(path)) = (records, &args.record) {
-        records.finish()?;
-        log.write(&format!(
-            "recorded {} games in {}\n",
-            total.episodes,
-            path.display()
-        ))?;
+    if let Some(records) = records {
+        log.write(&format!("{}\n", records.finish()?))?;
     }
     Ok(())
 }

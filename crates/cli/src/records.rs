@@ -14,8 +14,8 @@ use crate::check_output;
 /// leaves the file before it as it was).
 pub struct RecordFile {
     path: PathBuf,
-    /// The writer, and the first failure to write.
-    out: Mutex<(BufWriter<AtomicFile>, Option<std::io::Error>)>,
+    /// The writer, the records written, and the first failure to write.
+    out: Mutex<(BufWriter<AtomicFile>, u64, Option<std::io::Error>)>,
 }
 
 impl RecordFile {
@@ -28,26 +28,28 @@ impl RecordFile {
         let file = AtomicFile::create(path)?;
         Ok(Self {
             path: path.to_owned(),
-            out: Mutex::new((BufWriter::new(file), None)),
+            out: Mutex::new((BufWriter::new(file), 0, None)),
         })
     }
 
     /// Appends `record`; the first failure is kept for [`RecordFile::finish`].
     pub fn write(&self, record: &impl std::fmt::Display) {
         let mut out = self.out.lock().expect("a writer panicked");
-        if let (writer, failure @ None) = &mut *out
-            && let Err(error) = writeln!(writer, "{record}")
-        {
-            *failure = Some(error);
+        if let (writer, written, failure @ None) = &mut *out {
+            match writeln!(writer, "{record}") {
+                Ok(()) => *written += 1,
+                Err(error) => *failure = Some(error),
+            }
         }
     }
 
-    /// Flushes the records and moves them to their name.
+    /// Flushes the records and moves them to their name; returns the line
+    /// that says so, `recorded 1000 games in games.txt`.
     ///
     /// # Errors
     /// The first failure to write, or to move the file.
-    pub fn finish(self) -> anyhow::Result<()> {
-        let (writer, failure) = self.out.into_inner().expect("a writer panicked");
+    pub fn finish(self) -> anyhow::Result<String> {
+        let (writer, written, failure) = self.out.into_inner().expect("a writer panicked");
         let file = match failure {
             Some(error) => Err(error),
             None => writer
@@ -55,6 +57,10 @@ impl RecordFile {
                 .map_err(std::io::IntoInnerError::into_error),
         };
         let file = file.with_context(|| format!("{}: cannot write", self.path.display()))?;
-        Ok(file.commit()?)
+        file.commit()?;
+        Ok(format!(
+            "recorded {written} games in {}",
+            self.path.display()
+        ))
     }
 }
