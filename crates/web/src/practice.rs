@@ -114,16 +114,12 @@ impl PracticeTable {
         let total = self.positions();
         let mut fallback = None;
         for _ in 0..START_DRAWS.min(total as usize) {
-            let mut index = rng.random_range(0..total);
-            let layer = self
-                .layers
-                .iter()
-                .position(|&positions| {
-                    let here = index < positions;
-                    index -= if here { 0 } else { positions };
-                    here
-                })
-                .expect("an index below the total lies in a layer");
+            // Position `index` of all the layers' positions, in order.
+            let (mut index, mut layer) = (rng.random_range(0..total), 0);
+            while index >= self.layers[layer] {
+                index -= self.layers[layer];
+                layer += 1;
+            }
             let Some((afterstate, _)) = self.table.layer(layer)?.position(index)? else {
                 continue;
             };
