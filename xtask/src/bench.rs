@@ -68,7 +68,7 @@ pub fn bench(options: &Options) -> Result<(), String> {
         ));
     }
     let mut build = vec!["build", "--release"];
-    for program in ["train", "eval", "tb-build", "fib2584-cli"] {
+    for program in ["train", "eval", "tb-build", "fib2584"] {
         build.extend(["-p", program]);
     }
     run_cargo(&build)?;

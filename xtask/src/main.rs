@@ -98,9 +98,9 @@ enum Recipe {
     /// Builds tables with the release tb-build, in turns, and prints the
     /// wall time, CPU time (user + system) and peak memory of each beside
     /// the reference builder's figures; with --vs, another build's
-    /// tb-build after each run, its tables checked to be the same (layer
-    /// files of an older format for their positions and rates), and the
-    /// paired ratios of CPU time.
+    /// tb-build after each run, its tables checked to hold the same
+    /// positions and rates (`tb-build compare`), and the paired ratios of
+    /// CPU time.
     Tablebase(tablebase::Options),
     /// Builds release binaries for this machine's CPU (`-C target-cpu=native`)
     /// into target/native, apart from the portable x86-64-v3 build.

@@ -2,17 +2,14 @@
 //! measured as docs/tablebase.md quotes them: wall time, CPU time (user +
 //! system) and peak memory of each build, beside the reference builder's
 //! figures; with `--vs`, another build's `tb-build` right after each run,
-//! its tables checked against this build's (the same bytes, or layer files
-//! of another format version that hold the same positions), and the paired
-//! ratios of CPU time, which are what a change's worth is judged by on a
-//! machine whose speed drifts.
+//! its tables checked against this build's (`tb-build compare`: the same
+//! positions at the same rates, whatever the files' format version), and
+//! the paired ratios of CPU time, which are what a change's worth is judged
+//! by on a machine whose speed drifts.
 
-use std::fs::File;
-use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
-
-use tablebase::storage::LayerFile;
 
 use crate::bench::{in_scratch, median, peak_mib, run_program, summarise};
 use crate::{run_cargo, workspace_root};
@@ -172,80 +169,29 @@ fn measure(
                 runs.cpu.push(cpu);
                 runs.peak.push(ran.peak);
             }
-            if programs.len() > 1 && !same_files(&folder(0), &folder(1))? {
-                return Err(format!("the two builds' {} tables differ", row.table));
+            if programs.len() > 1 {
+                compare(&programs[0], &folder(0), &folder(1)).map_err(|problem| {
+                    format!("the two builds' {} tables: {problem}", row.table)
+                })?;
             }
         }
     }
     Ok(())
 }
 
-/// Whether the folders `a` and `b` hold the same files: byte for byte, or
-/// for layer files that differ in bytes, the same header, positions and
-/// rates (bit for bit), as the files of a build that writes an older
-/// format version do.
-fn same_files(a: &Path, b: &Path) -> Result<bool, String> {
-    let names = |folder: &Path| -> Result<Vec<_>, String> {
-        let mut names = std::fs::read_dir(folder)
-            .and_then(|entries| {
-                entries
-                    .map(|entry| Ok(entry?.file_name()))
-                    .collect::<std::io::Result<Vec<_>>>()
-            })
-            .map_err(|e| format!("{}: {e}", folder.display()))?;
-        names.sort();
-        Ok(names)
-    };
-    let found = names(a)?;
-    if found != names(b)? {
-        return Ok(false);
-    }
-    for name in found {
-        let (a, b) = (a.join(&name), b.join(&name));
-        let same = if a.is_dir() {
-            same_files(&a, &b)?
-        } else {
-            let bytes = same_bytes(&a, &b).map_err(|e| format!("{}: {e}", a.display()))?;
-            bytes || (a.extension().is_some_and(|end| end == "tbl") && same_layer(&a, &b))
-        };
-        if !same {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// Whether `a` and `b` are layer files of the same header, positions and
-/// rates: not if either cannot be read as one.
-fn same_layer(a: &Path, b: &Path) -> bool {
-    let read = |path: &Path| {
-        let file = LayerFile::open(path)?;
-        let layer = file.read_all()?;
-        let rates: Vec<u64> = layer.rates().iter().map(|rate| rate.to_bits()).collect();
-        Ok::<_, tablebase::Error>((file.header().clone(), layer.boards().to_vec(), rates))
-    };
-    match (read(a), read(b)) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
-}
-
-/// Whether the files `a` and `b` hold the same bytes, read a chunk at a time.
-fn same_bytes(a: &Path, b: &Path) -> std::io::Result<bool> {
-    let (mut a, mut b) = (File::open(a)?, File::open(b)?);
-    if a.metadata()?.len() != b.metadata()?.len() {
-        return Ok(false);
-    }
-    let (mut chunk_a, mut chunk_b) = (vec![0; 1 << 20], vec![0; 1 << 20]);
-    loop {
-        let read = a.read(&mut chunk_a)?;
-        if read == 0 {
-            return Ok(true);
-        }
-        b.read_exact(&mut chunk_b[..read])?;
-        if chunk_a[..read] != chunk_b[..read] {
-            return Ok(false);
-        }
+/// Fails unless the tables in `a` and `b` hold the same positions at the
+/// same rates, as `tb-build compare` (run from this build) finds them: the
+/// bytes may differ where the other build writes another format version.
+fn compare(tb_build: &Path, a: &Path, b: &Path) -> Result<(), String> {
+    let output = Command::new(tb_build)
+        .arg("compare")
+        .args([a, b])
+        .output()
+        .map_err(|e| format!("{}: {e}", tb_build.display()))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&output.stderr).trim().to_owned())
     }
 }
 
@@ -305,7 +251,6 @@ fn report(rows: &[Row], vs: bool, precision: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tablebase::storage::{self, LayerHeader, Precision};
 
     /// Runs of `cpu` seconds each (half as long on the wall), at a peak of
     /// `mib`.
@@ -385,60 +330,5 @@ mod tests {
             vs.contains("| 1.96 | 9.800 (9.000-11.00) | 43 | 1.000 (0.8824-1.100) |\n"),
             "{vs}"
         );
-    }
-
-    #[test]
-    fn folders_are_the_same_byte_for_byte_or_layer_for_layer() {
-        let root = std::env::temp_dir().join(format!("2048lab-xtask-same-{}", std::process::id()));
-        let write = |folder: &str, name: &str, bytes: &[u8]| {
-            let folder = root.join(folder);
-            std::fs::create_dir_all(folder.join("sub")).unwrap();
-            std::fs::write(folder.join(name), bytes).unwrap();
-        };
-        for folder in ["a", "b"] {
-            write(folder, "layer-0000.tbl", &[7; 3 << 20]);
-            write(folder, "sub/table.json", b"{}");
-        }
-        let same = || same_files(&root.join("a"), &root.join("b")).unwrap();
-        assert!(same());
-        // One byte changed past the first chunk.
-        let mut changed = vec![7; 3 << 20];
-        changed[(2 << 20) + 5] = 8;
-        write("b", "layer-0000.tbl", &changed);
-        assert!(!same());
-        write("b", "layer-0000.tbl", &[7; 3 << 20]);
-        assert!(same());
-        // A file more, or one shorter.
-        write("b", "layer-0001.tbl", b"");
-        assert!(!same());
-        std::fs::remove_file(root.join("b/layer-0001.tbl")).unwrap();
-        write("b", "sub/table.json", b"{");
-        assert!(!same());
-        write("b", "sub/table.json", b"{}");
-        // Layer files of other bytes (another zstd level here; another
-        // format version from an older build), the same positions.
-        let header = LayerHeader {
-            formation: "L3".into(),
-            target: 64,
-            four_rate: 0.1,
-            precision: Precision::F64,
-            layer: 3,
-            positions: 5000,
-        };
-        let boards: Vec<u64> = (0..5000).map(|i| 0xFFF0_0000 + 3 * i).collect();
-        let mut rates: Vec<f64> = (0..5000).map(|i| f64::from(i) / 5000.0).collect();
-        let layer = |folder: &str, rates: &[f64], level| {
-            let path = root.join(folder).join("layer-0000.tbl");
-            storage::write(&path, &header, &boards, rates, level).unwrap();
-        };
-        layer("a", &rates, 1);
-        layer("b", &rates, 3);
-        let [a, b] = ["a", "b"].map(|folder| root.join(folder).join("layer-0000.tbl"));
-        assert!(!same_bytes(&a, &b).unwrap(), "other bytes");
-        assert!(same());
-        rates[4321] = f64::from_bits(rates[4321].to_bits() + 1);
-        layer("b", &rates, 3);
-        assert!(!same());
-        std::fs::remove_dir_all(&root).unwrap();
     }
 }

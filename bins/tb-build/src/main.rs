@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use tablebase::builder::{self, Event, Options};
 use tablebase::storage::Precision;
-use tablebase::{Formation, Large, Spec, Table, hex};
+use tablebase::{Comparison, Formation, Large, Spec, Table, hex};
 
 /// Builds endgame tablebases as the 2048EndgameTablebase builder defines
 /// them (same success rates), and queries and checks built tables.
@@ -106,6 +106,18 @@ enum Command {
         /// run)
         #[arg(long, default_value_t = 100)]
         samples: usize,
+    },
+    /// Compares two tables: the same definition and, in every layer, the
+    /// same positions at the same rates (the bytes may differ: zstd level,
+    /// format version). Exits with 1 where they differ, naming the first
+    /// difference
+    Compare {
+        /// One table's folder
+        #[arg(value_name = "TABLE")]
+        a: PathBuf,
+        /// The other's
+        #[arg(value_name = "TABLE")]
+        b: PathBuf,
     },
     /// Builds (or finishes building) a set of tables, one folder each in
     /// DIR: by default the player's (docs/player.md), for `eval --player
@@ -217,6 +229,7 @@ fn main() -> ExitCode {
         ),
         Command::Info { table } => info(table.dir()),
         Command::Verify { table, samples } => verify(table.dir(), samples),
+        Command::Compare { a, b } => compare(&a, &b),
         Command::List => {
             let mut out = std::io::stdout().lock();
             for name in Formation::builtin_names() {
@@ -604,6 +617,23 @@ fn info(dir: &Path) -> anyhow::Result<()> {
     let per_position = bytes_per_position(bytes, positions).unwrap_or_else(|| "-".to_owned());
     writeln!(out, "total {positions:>11} {bytes:>11} {per_position:>15}")?;
     Ok(())
+}
+
+fn compare(a: &Path, b: &Path) -> anyhow::Result<()> {
+    match Table::open(a)?.compare(&Table::open(b)?)? {
+        Comparison::Same { layers, positions } => {
+            writeln!(
+                std::io::stdout(),
+                "{} and {} are the same: {layers} layers, {positions} positions at the same rates",
+                a.display(),
+                b.display()
+            )?;
+            Ok(())
+        }
+        Comparison::Differs(difference) => {
+            anyhow::bail!("{} and {} differ: {difference}", a.display(), b.display())
+        }
+    }
 }
 
 /// Bytes per position to two decimals; none for no positions (a layer,

@@ -792,6 +792,20 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
             assert!(out.contains("best   right 0.0000000000"), "{out}");
         }
     }
+    // `compare` reads them alike, and tells another definition.
+    let output = tb_build(&["compare", "u16-whole", "u16-segmented"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).starts_with("u16-whole and u16-segmented are the same: "),
+        "{}",
+        text(&output.stdout)
+    );
+    let output = tb_build(&["compare", "plain-whole", "pruned-whole"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        text(&output.stderr),
+        "tb-build: plain-whole and pruned-whole differ: the tables' pruning differs\n"
+    );
 }
 
 /// A free formation of six cells for small tiles (ten large tiles that go

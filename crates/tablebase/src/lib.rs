@@ -37,6 +37,7 @@
 mod atomic;
 pub mod builder;
 mod canon;
+mod compare;
 mod direct;
 mod error;
 mod formation;
@@ -62,6 +63,7 @@ mod verify;
 mod work;
 
 pub use canon::Canon;
+pub use compare::Comparison;
 pub use error::Error;
 pub use formation::{Formation, FormationSpec, large_count, large_nibbles, tile_sum};
 pub use rate::{Fixed, Rate};

@@ -594,7 +594,7 @@ impl LayerFile {
 
     /// A context for decompressing blocks, kept by a caller that reads
     /// many (setting one up costs about as much as a small block).
-    fn decompressor(&self) -> Result<zstd::bulk::Decompressor<'static>, Error> {
+    pub(crate) fn decompressor(&self) -> Result<zstd::bulk::Decompressor<'static>, Error> {
         zstd::bulk::Decompressor::new().map_err(|source| Error::Io {
             path: self.path.clone(),
             source,
@@ -602,7 +602,7 @@ impl LayerFile {
     }
 
     /// [`LayerFile::block`] with `decompressor`.
-    fn block_with(
+    pub(crate) fn block_with(
         &self,
         number: usize,
         decompressor: &mut zstd::bulk::Decompressor<'static>,
@@ -704,6 +704,11 @@ impl LayerFile {
             visit(&boards, &rates)?;
         }
         Ok(())
+    }
+
+    /// The number of blocks: [`BLOCK`] positions each, the last fewer.
+    pub(crate) fn block_count(&self) -> usize {
+        self.blocks.len()
     }
 
     /// Every position and rate of the layer.

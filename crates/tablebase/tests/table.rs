@@ -413,3 +413,78 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
         verified
     );
 }
+
+#[test]
+fn tables_compare_by_positions_and_rates_not_bytes() {
+    use tablebase::Comparison;
+    use tablebase::storage::{self, BLOCK, LayerFile};
+
+    let spec = Spec::new(
+        Formation::builtin("L3").unwrap().with_extra_steps(8),
+        5,
+        0.1,
+    )
+    .unwrap();
+    let [a, b, other] = [(); 3].map(|()| tempfile::tempdir().unwrap());
+    let (table, _) = build(&spec, a.path(), Precision::U32, None);
+    let level = Options {
+        level: 7,
+        ..Options::default()
+    };
+    builder::build(&spec, b.path(), level, None, &mut |_| {}).unwrap();
+    let positions: u64 = (0..spec.steps())
+        .map(|index| table.layer(index).unwrap().header().positions)
+        .sum();
+    let compare = || table.compare(&Table::open(b.path()).unwrap()).unwrap();
+    assert_eq!(
+        compare(),
+        Comparison::Same {
+            layers: spec.steps(),
+            positions
+        }
+    );
+
+    // One rate a step of the stored precision off, past the first block.
+    let index = spec.steps() / 2;
+    let path = b.path().join(format!("layer-{index:04}.tbl"));
+    let file = LayerFile::open(&path).unwrap();
+    let (header, layer) = (file.header().clone(), file.read_all().unwrap());
+    drop(file);
+    assert!(layer.len() > BLOCK + 10, "{}", layer.len());
+    let at = BLOCK + 7;
+    let mut rates = layer.rates().to_vec();
+    rates[at] += if rates[at] < 0.5 { 1e-6 } else { -1e-6 };
+    storage::write(&path, &header, layer.boards(), &rates, 1).unwrap();
+    let Comparison::Differs(difference) = compare() else {
+        panic!("a changed rate unseen");
+    };
+    let board = tablebase::hex::format(layer.boards()[at]);
+    assert!(
+        difference.starts_with(&format!("layer {index}: position {board} reads ")),
+        "{difference}"
+    );
+    // One board another, in order.
+    let mut boards = layer.boards().to_vec();
+    let at = (1..boards.len() - 1)
+        .find(|&at| boards[at] + 1 < boards[at + 1])
+        .unwrap();
+    boards[at] += 1;
+    storage::write(&path, &header, &boards, layer.rates(), 1).unwrap();
+    let Comparison::Differs(difference) = compare() else {
+        panic!("a changed board unseen");
+    };
+    assert!(
+        difference.starts_with(&format!("layer {index}: position number {at} is 0x")),
+        "{difference}"
+    );
+    storage::write(&path, &header, layer.boards(), layer.rates(), 1).unwrap();
+    assert!(matches!(compare(), Comparison::Same { .. }));
+
+    // Another definition.
+    let four = Spec::new(spec.formation().clone(), 5, 0.2).unwrap();
+    builder::build(&four, other.path(), Options::default(), None, &mut |_| {}).unwrap();
+    assert_eq!(
+        table.compare(&Table::open(other.path()).unwrap()).unwrap(),
+        Comparison::Differs("the tables' 4-rate differs".to_owned())
+    );
+}
