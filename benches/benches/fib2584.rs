@@ -6,7 +6,7 @@ use std::hint::black_box;
 use board::Direction;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use fib2584::{Board, Fibonacci, Network, slide_towards_first};
-use learn::{Game, best_move};
+use learn::{Rules, best_move};
 use ntuple::parse_patterns;
 
 const BOARDS: usize = 4096;

@@ -1,7 +1,7 @@
 //! The 2584 game as the learner plays it: slides and the random tiles.
 
 use board::SpawnRule;
-use learn::Game;
+use learn::Rules;
 use rand::Rng;
 
 use crate::Board;
@@ -37,7 +37,7 @@ impl Fibonacci {
     }
 }
 
-impl Game for Fibonacci {
+impl Rules for Fibonacci {
     type Board = Board;
 
     fn initial<R: Rng>(&self, rng: &mut R) -> Board {

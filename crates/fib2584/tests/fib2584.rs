@@ -4,7 +4,7 @@
 use board::{Direction, Symmetry};
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Board, Fibonacci, Network, tile};
-use learn::{Game, Learning, Mode, Stats, play};
+use learn::{Learning, Mode, Rules, Stats, play};
 use ntuple::parse_patterns;
 use proptest::prelude::*;
 

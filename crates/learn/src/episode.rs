@@ -4,7 +4,7 @@ use board::{Afterstate, Board, Direction, GameRecord, SpawnRule, WideBoard};
 use rand::Rng;
 use search::{Evaluator, Expectimax, Settings, TranspositionTable};
 
-use crate::{Game, Learning, Values};
+use crate::{Learning, Rules, Values};
 
 /// What one episode came to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,7 +69,7 @@ impl Watch<Board> for GameRecord {
 
 /// A move the greedy 1-ply player chose.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Choice<B> {
+pub struct GreedyMove<B> {
     /// The slide.
     pub direction: Direction,
     /// The position after the slide, before the spawn.
@@ -84,18 +84,18 @@ pub struct Choice<B> {
 /// the largest reward + V(afterstate), the earlier of up, right, down, left
 /// on a tie (as TDL2048+), or `None` when no slide is legal.
 #[inline]
-pub fn best_move<G: Game, V: Values<G::Board>>(
+pub fn best_move<G: Rules, V: Values<G::Board>>(
     game: &G,
     values: &V,
     board: G::Board,
-) -> Option<Choice<G::Board>> {
+) -> Option<GreedyMove<G::Board>> {
     let afterstates = game.afterstates(board);
     // Start fetching every weight the four estimates need, so that their
     // memory accesses overlap instead of following one another.
     for &(afterstate, _) in afterstates.iter().flatten() {
         values.prefetch(afterstate);
     }
-    let mut best: Option<(Choice<G::Board>, f32)> = None;
+    let mut best: Option<(GreedyMove<G::Board>, f32)> = None;
     for (direction, &(afterstate, reward)) in Direction::ALL
         .into_iter()
         .zip(&afterstates)
@@ -104,7 +104,7 @@ pub fn best_move<G: Game, V: Values<G::Board>>(
         let value = values.estimate(afterstate);
         let total = reward as f32 + value;
         if best.is_none_or(|(_, best_total)| total > best_total) {
-            let choice = Choice {
+            let choice = GreedyMove {
                 direction,
                 afterstate,
                 reward,
@@ -197,7 +197,7 @@ pub fn play_wide<R: Rng, W: Watch<WideBoard> + ?Sized>(
 /// Plays one episode of `game` from a fresh board, choosing moves with
 /// [`best_move`] and learning as `learning` says (`None`: play only).
 /// `watch` follows the game (`&mut ()` for none).
-pub fn play<G: Game, V: Values<G::Board>, R: Rng>(
+pub fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     game: &G,
     values: &V,
     learning: Option<&Learning>,
@@ -217,7 +217,7 @@ pub fn play<G: Game, V: Values<G::Board>, R: Rng>(
 /// chosen (when `learn` is set): towards r + V(next afterstate), from the
 /// value cached when it was chosen, or re-estimated if `learn.1` (forward).
 /// The last afterstate's target is 0.
-fn play_online<G: Game, V: Values<G::Board>, R: Rng>(
+fn play_online<G: Rules, V: Values<G::Board>, R: Rng>(
     game: &G,
     values: &V,
     learn: Option<(f32, bool)>,
@@ -265,7 +265,7 @@ fn play_online<G: Game, V: Values<G::Board>, R: Rng>(
 /// Plays the whole episode, then updates its afterstates from the last to
 /// the first, each towards the reward of the next move plus the freshly
 /// updated value of the next afterstate.
-fn play_backward<G: Game, V: Values<G::Board>, R: Rng>(
+fn play_backward<G: Rules, V: Values<G::Board>, R: Rng>(
     game: &G,
     values: &V,
     rate: f32,

@@ -1,7 +1,7 @@
 //! Temporal-difference learning of n-tuple networks for 2048, as TDL2048+
 //! does it: afterstate TD(0) in its online, forward and backward forms,
 //! statistics in its log layout, and runs over threads sharing one network.
-//! The learner is generic over the game and the value function ([`Game`],
+//! The learner is generic over the game and the value function ([`Rules`],
 //! [`Values`]), so 2048's variants (the `fib2584` crate) learn with it too.
 //!
 //! ```
@@ -33,9 +33,9 @@
 pub mod checkpoint;
 mod episode;
 mod error;
-mod game;
 mod log;
 pub mod logfile;
+mod rules;
 mod run;
 mod seed;
 pub mod session;
@@ -46,10 +46,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-pub use episode::{Choice, Outcome, Watch, best_move, play, play_searched, play_wide};
+pub use episode::{GreedyMove, Outcome, Watch, best_move, play, play_searched, play_wide};
 pub use error::Error;
-pub use game::{Game, Values};
 pub use log::Log;
+pub use rules::{Rules, Values};
 pub use run::{Agent, Block, Plan, Player, Run, play_episodes, run_blocks};
 pub use seed::{episode_rng, seed_from_text};
 pub use stats::{Stats, TILE_KINDS, TileRow, block_report, summary};

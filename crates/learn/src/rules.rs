@@ -5,12 +5,12 @@ use board::{Board, SpawnRule};
 use ntuple::Network;
 use rand::Rng;
 
-/// A 2048-like game as afterstate learning sees it: four slides, each giving
-/// an afterstate and a reward, then a random tile.
+/// The rules of a 2048-like game as afterstate learning sees them: four
+/// slides, each giving an afterstate and a reward, then a random tile.
 ///
 /// Implemented by [`SpawnRule`] for 2048 and by the `fib2584` crate for
 /// 2584 Fibonacci.
-pub trait Game: Sync {
+pub trait Rules: Sync {
     /// A position.
     type Board: Copy;
 
@@ -59,7 +59,7 @@ pub trait Values<B>: Sync {
     }
 }
 
-impl Game for SpawnRule {
+impl Rules for SpawnRule {
     type Board = Board;
 
     #[inline]

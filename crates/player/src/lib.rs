@@ -33,7 +33,7 @@ mod tables;
 pub use book::Book;
 pub use depth::Depths;
 pub use player::{Analysis, Player, Source, search_view};
-pub use search::{Choice, Search, Settings};
+pub use search::{Search, Settings};
 pub use snake::Snake;
 pub use sources::Sources;
 pub use tables::Tables;

@@ -1,6 +1,7 @@
 //! The player's search: expectimax over the [`Snake`] evaluator, cut off by
 //! probability and pruned where the position has gone bad.
 
+use ::search::Choice;
 use board::{Board, Direction, SpawnRule};
 
 use crate::Depths;
@@ -77,15 +78,6 @@ pub struct Search<'a> {
     nodes: u64,
 }
 
-/// The move a search chose.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Choice {
-    /// The move.
-    pub direction: Direction,
-    /// Its searched value.
-    pub value: f32,
-}
-
 impl<'a> Search<'a> {
     /// The size of the cache, in slots: 2^16 of 16 bytes, 1 MiB a game.
     /// A search's nodes are found again within the same move (a node of
@@ -150,6 +142,7 @@ impl<'a> Search<'a> {
         let direction = Direction::best_of(values)?;
         Some(Choice {
             direction,
+            afterstate: board.slide(direction).expect("a valued move is legal"),
             value: values[direction.index()].expect("the best move has a value"),
         })
     }
