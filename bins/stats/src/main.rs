@@ -11,7 +11,8 @@ use learn::logfile::{Brief, LogBlock, LogRun, parse_log};
 use plotters::prelude::*;
 
 /// Reads logs in TDL2048+'s layout (written by TDL2048+, or by 2048lab's
-/// train and eval): block statistics, reach rates, coarser blocks, plots.
+/// train and eval) and in the 2584 course's (written by fib2584): block
+/// statistics, reach rates, coarser blocks, plots.
 #[derive(Parser, Debug)]
 #[command(name = "stats", version)]
 struct Args {
@@ -91,7 +92,8 @@ fn read(path: &Path) -> anyhow::Result<Vec<LogRun>> {
         parse_log(&text).map_err(|problem| anyhow::anyhow!("{}: {problem}", path.display()))?;
     if runs.iter().all(|run| run.blocks.is_empty()) {
         bail!(
-            "{}: no block records (lines like 001/100 367ms 1364722.07ops)",
+            "{}: no block records (lines like `001/100 367ms 1364722.07ops`, or the 2584 \
+             course's `1000<tab>avg = 13627, max = 59274, ops = 2055867`)",
             path.display()
         );
     }
@@ -162,11 +164,28 @@ fn merge(every: u64, logs: &[PathBuf]) -> anyhow::Result<()> {
         .iter()
         .map(|path| read(path))
         .collect::<anyhow::Result<Vec<_>>>()?;
+    for (path, runs) in logs.iter().zip(&runs) {
+        let timed = |block: &LogBlock| block.millis.zip(block.total);
+        if runs
+            .iter()
+            .flat_map(|run| &run.blocks)
+            .any(|block| timed(block).is_none())
+        {
+            bail!(
+                "{}: a log in the 2584 course's layout: merge writes TDL2048+'s, which needs \
+                 each block's time and running totals, and the course's blocks have neither",
+                path.display()
+            );
+        }
+    }
     for run in runs.iter().flatten().filter(|run| !run.blocks.is_empty()) {
         let groups: Vec<&[LogBlock]> = run.blocks.chunks(every as usize).collect();
         for (number, group) in groups.iter().enumerate() {
-            let millis: u64 = group.iter().map(|b| b.millis).sum();
-            let moves: f64 = group.iter().map(|b| b.ops * b.millis as f64 / 1000.0).sum();
+            let millis: u64 = group.iter().filter_map(|b| b.millis).sum();
+            let moves: f64 = group
+                .iter()
+                .filter_map(|b| Some(b.ops * b.millis? as f64 / 1000.0))
+                .sum();
             let count = group.len() as f64;
             let local = Brief {
                 avg: (group.iter().map(|b| b.local.avg as f64).sum::<f64>() / count) as u64,
@@ -174,7 +193,10 @@ fn merge(every: u64, logs: &[PathBuf]) -> anyhow::Result<()> {
                 tile: group.iter().map(|b| b.local.tile).max().unwrap_or(0),
                 win: group.iter().map(|b| b.local.win).sum::<f64>() / count,
             };
-            let total = group.last().expect("chunks are not empty").total;
+            let total = group
+                .last()
+                .and_then(|block| block.total)
+                .expect("chunks are not empty, and their blocks have totals");
             let width = groups.len().to_string().len().max(3);
             out += &format!(
                 "{:0width$}/{:0width$} {millis}ms {:.2}ops\nlocal:  {}\ntotal:  {}\n\n",

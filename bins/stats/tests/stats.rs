@@ -1,4 +1,5 @@
-//! The `stats` program on TDL2048+'s own log and on 2048lab's.
+//! The `stats` program on TDL2048+'s own log, on 2048lab's, and on the 2584
+//! course's layout that `fib2584` writes.
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -179,5 +180,71 @@ fn a_plot_never_goes_over_a_log() {
     assert_eq!(
         std::fs::read_to_string(dir.path().join("run.x")).unwrap(),
         log
+    );
+}
+
+/// A log as `fib2584` writes it: a training run of two blocks of two games,
+/// then an evaluation of one block and its summary, each block printed by
+/// the course's report.
+fn fib2584_log() -> String {
+    use fib2584::{report, tile::GOAL};
+    use learn::{Outcome, Stats};
+    use std::time::Duration;
+
+    let stats = |tiles: &[(u64, u8)]| {
+        let mut stats = Stats::default();
+        for &(score, max_tile) in tiles {
+            stats.record(Outcome {
+                score,
+                moves: score / 10,
+                max_tile,
+                nodes: 0,
+            });
+        }
+        stats
+    };
+    let second = Duration::from_secs(1);
+    let evaluation = stats(&[(9000, GOAL), (7000, GOAL), (5000, GOAL - 1)]);
+    format!(
+        "2048lab fib2584 0.1.0\nseed = 1\n\ntrain: 2x2, alpha = 0.1, mode = online\n\n{}{}\
+         trained 4 episodes: 2584 reached in 25.00%\n\nevaluate: 1x3\n\n{}summary\n{}\
+         2584 reached in 2 of 3 games (66.67%)\n",
+        report::block(2, &stats(&[(8000, GOAL), (4000, GOAL - 1)]), second),
+        report::block(4, &stats(&[(3000, GOAL - 1), (1000, GOAL - 2)]), second),
+        report::block(3, &evaluation, second),
+        report::block(3, &evaluation, second),
+    )
+}
+
+#[test]
+fn reads_the_logs_of_fib2584() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("fib.log"), fib2584_log()).unwrap();
+    let output = stats(&["blocks", "fib.log"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(
+        text(&output.stdout),
+        "log\trun\tblock\tepisodes\tavg\tmax\ttile\twin\n\
+         fib.log\t1\t1\t2\t6000\t8000\t2584\t50.00\n\
+         fib.log\t1\t2\t4\t2000\t3000\t1597\t0.00\n\
+         fib.log\t2\t1\t3\t7000\t9000\t2584\t66.67\n"
+    );
+    let output = stats(&["summary", "fib.log"], dir.path());
+    assert_eq!(
+        text(&output.stdout),
+        "log\trun\ttile\treach\nfib.log\t2\t1597\t100.00%\nfib.log\t2\t2584\t66.67%\n"
+    );
+    let output = stats(&["plot", "fib.log", "-o", "fib.svg"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let svg = std::fs::read_to_string(dir.path().join("fib.svg")).unwrap();
+    assert!(svg.contains("fib.log (train 1)") && svg.contains("fib.log (evaluate 2)"));
+    // Merging writes TDL2048+'s layout, which needs what the course's
+    // blocks do not give.
+    let output = stats(&["merge", "2", "fib.log"], dir.path());
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        text(&output.stderr).starts_with("stats: fib.log: a log in the 2584 course's layout"),
+        "{}",
+        text(&output.stderr)
     );
 }
