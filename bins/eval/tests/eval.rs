@@ -454,3 +454,21 @@ fn no_output_goes_over_an_input_or_another_output() {
     }
     assert_eq!(std::fs::read(dir.path().join("net.nw")).unwrap(), before);
 }
+
+/// On a terminal an evaluation shows a bar with its rate and ETA; into a
+/// pipe, only the log's lines.
+#[test]
+fn an_evaluation_on_a_terminal_shows_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    trained(dir.path());
+    let args = ["-i", "net.nw", "-e", "2x50", "-s", "x"];
+    let shown = testkit::run_in_terminal(env!("CARGO_BIN_EXE_eval"), &args, dir.path());
+    assert!(shown.contains("/100 episodes, "), "{shown}");
+    assert!(shown.contains("/s, ETA "), "{shown}");
+    let output = eval(&args, dir.path());
+    let printed = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        !printed.contains("ETA") && !printed.contains('\x1b'),
+        "{printed}"
+    );
+}

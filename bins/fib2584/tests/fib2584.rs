@@ -239,3 +239,25 @@ fn the_help_names_only_what_it_has() {
         assert!(!help.contains(absent), "{absent}: {help}");
     }
 }
+
+/// On a terminal a run shows a bar with its rate and ETA over the episodes
+/// of each phase; into a pipe, only the course's lines.
+#[test]
+fn a_run_on_a_terminal_shows_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n", "2x4patt", "-t", "2x100", "-e", "1x50", "-s", "bar", "-o", "net.fnw",
+    ];
+    let shown = testkit::run_in_terminal(env!("CARGO_BIN_EXE_fib2584"), &args, dir.path());
+    for phase in ["/200 episodes, ", "/50 episodes, "] {
+        assert!(shown.contains(phase), "{phase}: {shown}");
+    }
+    assert!(shown.contains("/s, ETA "), "{shown}");
+    let output = fib2584(&[&args[..8], &["-o", "piped.fnw"]].concat(), dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        !printed.contains("ETA") && !printed.contains('\x1b'),
+        "{printed}"
+    );
+}

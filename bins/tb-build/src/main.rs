@@ -8,10 +8,13 @@ use std::time::Duration;
 use anyhow::Context as _;
 use board::Direction;
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 use tablebase::builder::{self, Event, Options};
 use tablebase::storage::Precision;
 use tablebase::{Comparison, Formation, Large, Spec, Table, hex};
+
+use crate::progress::BuildBar;
+
+mod progress;
 
 /// Builds endgame tablebases as the 2048EndgameTablebase builder defines
 /// them (same success rates), and queries and checks built tables.
@@ -387,83 +390,69 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         if threads == 1 { "" } else { "s" },
         memory.map_or_else(|| "none".to_owned(), ntuple::format_bytes)
     );
-    // Each layer is generated and solved, and thinned if asked.
-    let phases = if options.optimal_only { 3 } else { 2 };
-    let bar = ProgressBar::new(phases * spec.steps() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:40} {pos}/{len} layer steps, {elapsed} {msg}")
-            .expect("a valid template"),
-    );
-    // Layer lines above the bar, or plain lines when there is no terminal
-    // to draw the bar on (logs keep every line either way).
-    let say = |line: String| {
-        if bar.is_hidden() {
-            let _ = writeln!(std::io::stdout(), "{line}");
-        } else {
-            bar.println(line);
-        }
-    };
-    let mut report = |event: Event| match event {
-        Event::Start {
-            steps,
-            generated,
-            solved,
-            complete,
-        } => {
-            if complete {
-                say("the table is already complete".to_owned());
-            } else if generated > 0 || solved > 0 {
+    let bar = BuildBar::new(spec.steps());
+    let say = |line: String| bar.say(line);
+    let mut report = |event: Event| {
+        bar.advance(&event);
+        match event {
+            Event::Start {
+                steps,
+                generated,
+                solved,
+                complete,
+            } => {
+                if complete {
+                    say("the table is already complete".to_owned());
+                } else if generated > 0 || solved > 0 {
+                    say(format!(
+                        "resuming: {generated} of {steps} layers generated, {solved} solved"
+                    ));
+                }
+            }
+            Event::Generated {
+                layer,
+                positions,
+                elapsed,
+            } => {
                 say(format!(
-                    "resuming: {generated} of {steps} layers generated, {solved} solved"
+                    "generated layer {layer:4}: {positions:>11} positions  {}",
+                    rate(positions, elapsed)
                 ));
             }
-            bar.set_position((generated + solved) as u64);
-        }
-        Event::Generated {
-            layer,
-            positions,
-            elapsed,
-        } => {
-            say(format!(
-                "generated layer {layer:4}: {positions:>11} positions  {}",
-                rate(positions, elapsed)
-            ));
-            bar.inc(1);
-        }
-        Event::Solved {
-            layer,
-            positions,
-            stored,
-            bytes,
-            segments,
-            fetched,
-            elapsed,
-        } => {
-            say(format!(
-                "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}{}",
-                rate(positions, elapsed),
-                in_segments(segments, fetched)
-            ));
-            bar.inc(1);
-        }
-        Event::Thinned {
-            layer,
-            kept,
-            bytes,
-            segments,
-            fetched,
-            elapsed,
-        } => {
-            say(format!(
-                "thinned   layer {layer:4}: {kept:>11} positions on optimal lines, {bytes:>10} bytes  {}{}",
-                rate(kept, elapsed),
-                in_segments(segments, fetched)
-            ));
-            bar.inc(1);
+            Event::Solved {
+                layer,
+                positions,
+                stored,
+                bytes,
+                segments,
+                fetched,
+                elapsed,
+            } => {
+                say(format!(
+                    "solved    layer {layer:4}: {positions:>11} positions, {stored:>11} stored, {bytes:>10} bytes  {}{}",
+                    rate(positions, elapsed),
+                    in_segments(segments, fetched)
+                ));
+            }
+            Event::Thinned {
+                layer,
+                kept,
+                bytes,
+                segments,
+                fetched,
+                elapsed,
+            } => {
+                say(format!(
+                    "thinned   layer {layer:4}: {kept:>11} positions on optimal lines, {bytes:>10} bytes  {}{}",
+                    rate(kept, elapsed),
+                    in_segments(segments, fetched)
+                ));
+            }
+            Event::Solving { .. } => {}
         }
     };
     let summary = builder::build(spec, dir, options, memory, &mut report)?;
-    bar.finish_and_clear();
+    bar.finish();
     if summary.generated == 0 && summary.stored == 0 {
         return Ok(());
     }

@@ -874,3 +874,25 @@ fn a_set_builds_each_table_in_its_folder_once() {
         );
     }
 }
+
+/// On a terminal a build shows the layers it generates, then a bar over the
+/// positions it solves with an ETA; into a pipe, only its lines.
+#[test]
+fn a_build_on_a_terminal_shows_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    let args = ["build", "l3.json", "32", "-o", "shown"];
+    let shown = testkit::run_in_terminal(env!("CARGO_BIN_EXE_tb-build"), &args, dir.path());
+    assert!(shown.contains("generating layer "), "{shown}");
+    assert!(
+        shown.contains("solving: ") && shown.contains(" positions, ETA "),
+        "{shown}"
+    );
+    let output = tb_build(&["build", "l3.json", "32", "-o", "piped"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        !printed.contains("ETA") && !printed.contains('\x1b'),
+        "{printed}"
+    );
+}

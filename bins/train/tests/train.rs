@@ -408,3 +408,25 @@ fn ctrl_c_during_the_evaluation_stops_at_once() {
     assert_eq!(text(&output.stderr), "train: stopped\n");
     assert!(dir.path().join("net.nw").exists());
 }
+
+/// On a terminal a run shows a bar with its rate and ETA over the episodes
+/// of each phase; into a pipe or a file it prints only the log's lines.
+#[test]
+fn a_run_on_a_terminal_shows_its_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n", "2x4patt", "-t", "2x200", "-e", "1x100", "-s", "bar", "-o", "net.nw",
+    ];
+    let shown = testkit::run_in_terminal(env!("CARGO_BIN_EXE_train"), &args, dir.path());
+    for phase in ["/400 episodes, ", "/100 episodes, "] {
+        assert!(shown.contains(phase), "{phase}: {shown}");
+    }
+    assert!(shown.contains("/s, ETA "), "{shown}");
+    let output = train(&[&args[..8], &["-o", "piped.nw"]].concat(), dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        !printed.contains("ETA") && !printed.contains('\x1b'),
+        "{printed}"
+    );
+}

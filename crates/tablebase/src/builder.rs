@@ -84,6 +84,14 @@ pub enum Event {
         /// The time it took.
         elapsed: Duration,
     },
+    /// Solving begins (or resumes): what is left of it, so that progress
+    /// can be weighted by the work, which goes with the positions.
+    Solving {
+        /// The layers left to solve.
+        layers: usize,
+        /// Their positions.
+        positions: u64,
+    },
     /// A layer was solved and stored.
     Solved {
         /// Its index.

@@ -488,3 +488,38 @@ fn tables_compare_by_positions_and_rates_not_bytes() {
         Comparison::Differs("the tables' 4-rate differs".to_owned())
     );
 }
+
+/// Solving is announced with the work it holds, for progress weighted by
+/// positions: every layer generated, before any is solved.
+#[test]
+fn solving_announces_its_positions() {
+    let spec = Spec::new(
+        Formation::builtin("L3").unwrap().with_extra_steps(8),
+        5,
+        0.1,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut events = Vec::new();
+    builder::build(&spec, dir.path(), Options::default(), None, &mut |event| {
+        events.push(event)
+    })
+    .unwrap();
+    let generated: u64 = events
+        .iter()
+        .map(|event| match event {
+            builder::Event::Generated { positions, .. } => *positions as u64,
+            _ => 0,
+        })
+        .sum();
+    let at = events
+        .iter()
+        .position(|event| matches!(event, builder::Event::Solving { .. }))
+        .unwrap();
+    let builder::Event::Solving { layers, positions } = events[at] else {
+        unreachable!()
+    };
+    assert_eq!((layers, positions), (spec.steps(), generated));
+    assert!(matches!(events[at - 1], builder::Event::Generated { .. }));
+    assert!(matches!(events[at + 1], builder::Event::Solved { .. }));
+}

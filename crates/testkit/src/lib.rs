@@ -41,6 +41,31 @@ pub fn run_with_closed_output(program: &str, args: &[&str], dir: &Path) -> Outpu
         .unwrap_or_else(|error| panic!("{program} runs: {error}"))
 }
 
+/// Runs `program args` in `dir` on a terminal of its own, as a person at a
+/// shell does (through util-linux's `script`), and returns what the
+/// terminal was sent, progress bars and their escape codes included.
+///
+/// # Panics
+/// If `script` cannot be started, or the program fails.
+pub fn run_in_terminal(program: &str, args: &[&str], dir: &Path) -> String {
+    let quote = |word: &str| format!("'{}'", word.replace('\'', r"'\''"));
+    let line: Vec<String> = std::iter::once(program)
+        .chain(args.iter().copied())
+        .map(quote)
+        .collect();
+    let output = Command::new("script")
+        .args(["-qefc", &line.join(" "), "/dev/null"])
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|error| {
+            panic!("script (util-linux) runs programs on a terminal: {error}; install util-linux")
+        });
+    let shown = text(&output.stdout);
+    assert!(output.status.success(), "{program} {args:?}: {shown}");
+    shown
+}
+
 /// The folder of files written by TDL2048+ (`shared/fixtures/tdl2048`,
 /// the shared folder beside the repository, which CI has).
 ///

@@ -60,15 +60,21 @@ pub(super) fn solve_all<R: Rate>(
     // Less the solving threads' scratch, if the child layers left to solve
     // from (at most the layers generated) outgrow the caches. A resumed
     // build unpacks the two layers solved last here, for the next layer.
-    let mut largest = 0;
+    let (mut largest, mut left) = (0, 0);
     for layer in 0..steps.min(resume_at + 2) {
         let len = if layer < resume_at {
-            Generated::len_of(&work, layer)?
+            let len = Generated::len_of(&work, layer)?;
+            left += len as u64;
+            len
         } else {
             working_rates(layer, None)?.map_or(0, |file| file.len())
         };
         largest = largest.max(len);
     }
+    report(Event::Solving {
+        layers: resume_at,
+        positions: left,
+    });
     // The batches' scratch takes at most a quarter of the budget.
     let threads = rayon::current_num_threads() as u64;
     let batch_most = budget.map_or(solve::BATCH_MOST, |bytes| {
