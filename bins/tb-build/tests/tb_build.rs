@@ -896,3 +896,35 @@ fn a_build_on_a_terminal_shows_its_progress() {
         "{printed}"
     );
 }
+
+/// A layer file deleted after the build solved it (and removed its working
+/// files) is named, with what to do, when the build is run again.
+#[test]
+fn a_solved_layer_deleted_before_resuming_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("l3.json"), SMALL_L3).unwrap();
+    kill_at(dir.path(), "l3.json", &[], "solved    layer   30");
+    let folder = dir.path().join("killed");
+    let solved: Vec<String> = layer_files(&folder)
+        .into_iter()
+        .map(|(name, _)| name)
+        .collect();
+    // The layer solved last, then one among the others.
+    for name in [&solved[0], &solved[solved.len() / 2]] {
+        let path = folder.join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        let output = tb_build(&["build", "l3.json", "32", "-o", "killed"], dir.path());
+        assert!(!output.status.success());
+        assert_eq!(
+            text(&output.stderr),
+            format!(
+                "tb-build: killed/{name}: missing, and the build removed its working files once \
+                 it had solved it: restore the file, or build the table again in an empty folder\n"
+            )
+        );
+        std::fs::write(&path, bytes).unwrap();
+    }
+    let resumed = tb_build(&["build", "l3.json", "32", "-o", "killed"], dir.path());
+    assert!(resumed.status.success(), "{}", text(&resumed.stderr));
+}

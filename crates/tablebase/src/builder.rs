@@ -259,6 +259,20 @@ pub fn build(
             .take_while(|&i| Generated::exists(&work, i))
             .count()
     };
+    // Solving goes on from the layer below the solved ones, whose
+    // positions are still in the working files; a layer file deleted
+    // since it was solved took them with it.
+    if let Some(next) = (steps - solved_before).checked_sub(1)
+        && generated_before == steps
+        && !Generated::exists(&work, next)
+    {
+        return Err(Error::File {
+            path: layer_path(dir, next),
+            problem: "missing, and the build removed its working files once it had solved it: \
+                      restore the file, or build the table again in an empty folder"
+                .to_owned(),
+        });
+    }
     report(Event::Start {
         steps,
         generated: generated_before,
