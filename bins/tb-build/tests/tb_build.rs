@@ -928,3 +928,33 @@ fn a_solved_layer_deleted_before_resuming_is_named() {
     let resumed = tb_build(&["build", "l3.json", "32", "-o", "killed"], dir.path());
     assert!(resumed.status.success(), "{}", text(&resumed.stderr));
 }
+
+/// A formation asking for far more layers than its tiles can fill is
+/// refused once its positions run out, its files removed, so that the
+/// corrected definition builds in the same folder.
+#[test]
+fn extra_steps_past_the_last_position_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let endless = SMALL_L3.replace("\"extra_steps\": 16", "\"extra_steps\": 100000");
+    std::fs::write(dir.path().join("l3.json"), endless).unwrap();
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(!output.status.success());
+    let error = text(&output.stderr);
+    assert_eq!(
+        error,
+        "tb-build: formation L3near: layers 57 and 58 are empty, and so would be the 99957 \
+         layers after them: lower its extra steps (100000) by 99893\n"
+    );
+    assert!(!dir.path().join("t").exists());
+    // Lowered by that much it builds, with 64 empty layers at its end.
+    let lowered = SMALL_L3.replace("\"extra_steps\": 16", "\"extra_steps\": 107");
+    std::fs::write(dir.path().join("l3.json"), lowered).unwrap();
+    let output = tb_build(&["build", "l3.json", "32", "-o", "t"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout);
+    assert!(
+        printed.contains("generated layer  122:           0 positions"),
+        "{printed}"
+    );
+    assert!(!printed.contains("generated layer  123:"), "{printed}");
+}

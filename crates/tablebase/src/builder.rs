@@ -58,6 +58,12 @@ fn io_error(path: &Path) -> impl FnOnce(io::Error) -> Error + use<> {
 /// once the table is finished.
 const WORK: &str = "work";
 
+/// The most empty layers a build makes past the first two of a run of
+/// empty ones (the positions have run out: every layer after them is
+/// empty too). The reference's own definitions leave up to 7 (L3-32);
+/// more is a formation file asking for extra steps its tiles cannot fill.
+const EMPTY_TAIL: usize = 64;
+
 /// What a build reports as it goes.
 #[derive(Clone, Copy, Debug)]
 pub enum Event {
@@ -297,6 +303,31 @@ pub fn build(
                 generation.layer(spec, &mover, index, budget, &work)?
             };
             let positions = layer.len();
+            // Each layer comes from the two before it: after two empty
+            // ones every layer is empty, and a long tail of them only
+            // writes files (a formation file's extra steps set too high).
+            let left = steps - 1 - index;
+            if positions == 0 && index > 0 && generation.last_len() == Some(0) && left > EMPTY_TAIL
+            {
+                // Refused, the definition's files go: a build of the
+                // corrected one may then use the folder.
+                drop(layer);
+                generation.finish()?;
+                fs::remove_dir_all(&work).map_err(io_error(&work))?;
+                let manifest = Manifest::path(dir);
+                fs::remove_file(&manifest).map_err(io_error(&manifest))?;
+                let _ = fs::remove_dir(dir);
+                return Err(Error::Formation {
+                    name: spec.formation().name().to_owned(),
+                    problem: format!(
+                        "layers {} and {index} are empty, and so would be the {left} layers \
+                         after them: lower its extra steps ({}) by {}",
+                        index - 1,
+                        spec.formation().extra_steps(),
+                        left - EMPTY_TAIL
+                    ),
+                });
+            }
             generation.push(layer);
             summary.generated += positions as u64;
             report(Event::Generated {

@@ -47,6 +47,11 @@ impl Generation {
         self.recent = [Some(layer), self.recent[0].take()];
     }
 
+    /// The positions of the layer pushed last, if the build holds it.
+    pub(super) fn last_len(&self) -> Option<usize> {
+        self.recent[0].as_ref().map(Generated::len)
+    }
+
     /// Waits for the last file written behind.
     ///
     /// # Errors
