@@ -175,7 +175,7 @@ fn train(
     log: &mut Log,
 ) -> anyhow::Result<Network> {
     cli::check_output(output)?;
-    let learning = args.learn.learning(0.1);
+    let learning = args.learn.learning(0.1)?;
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let settings = Settings {
         network: format!("{} radix {}", patterns.join(" "), network.radix()),
@@ -206,10 +206,8 @@ fn train(
         (progress.blocks_done, progress.total)
     });
     log.write(&format!(
-        "train: {plan}, alpha = {} (rate {:e} per feature), mode = {}\n\n",
-        learning.alpha,
-        learning.rate(network.feature_count()),
-        learning.mode
+        "train: {plan}, {}\n\n",
+        cli::describe_learning(&learning, learning.rate(network.feature_count()))
     ))?;
     let bar = EpisodeBar::new(plan, total.episodes, log);
     let game = Fibonacci::STANDARD;
@@ -241,6 +239,7 @@ fn train(
         ("trained_episodes".to_owned(), total.episodes.to_string()),
         ("alpha".to_owned(), learning.alpha.to_string()),
         ("mode".to_owned(), learning.mode.to_string()),
+        ("target".to_owned(), learning.target.to_string()),
         ("seed".to_owned(), seed_text.to_owned()),
     ]);
     network.save(output, &metadata)?;

@@ -97,7 +97,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     );
     cli::refuse_overlaps(&inputs, &outputs)?;
     let (seed_text, seed) = args.learn.seed(&args.play.run, &output.path)?;
-    let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 });
+    let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 })?;
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let tc = if args.tc { " (TC)" } else { "" };
     let settings = Settings {
@@ -129,9 +129,8 @@ fn train(args: Args) -> anyhow::Result<()> {
     let mut log = Log::open(args.play.run.log.as_deref())?;
     let rate = learning.rate(network.feature_count());
     let extra = [format!(
-        "alpha = {} (rate {rate:e} per feature), mode = {}{}",
-        learning.alpha,
-        learning.mode,
+        "{}{}",
+        cli::describe_learning(&learning, rate),
         if args.tc { ", temporal coherence" } else { "" }
     )];
     log.write(&cli::header(
@@ -181,6 +180,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         ("trained_episodes".to_owned(), total.episodes.to_string()),
         ("alpha".to_owned(), learning.alpha.to_string()),
         ("mode".to_owned(), learning.mode.to_string()),
+        ("target".to_owned(), learning.target.to_string()),
         ("seed".to_owned(), seed_text.clone()),
     ]);
     // The histories only matter for going on with TC training, which a

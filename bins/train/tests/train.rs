@@ -208,6 +208,33 @@ fn a_killed_tc_run_resumes_and_ends_as_an_uninterrupted_one() {
     killed_run_resumes(&["--tc"]);
 }
 
+/// n-step TD and TD(lambda) too: their checkpoints name their target.
+#[test]
+fn killed_runs_of_longer_returns_resume_and_end_as_uninterrupted_ones() {
+    killed_run_resumes(&["-N", "3"]);
+    killed_run_resumes(&["-l", "0.5", "-m", "backward"]);
+}
+
+/// A checkpoint of another target is refused, and says so.
+#[test]
+fn a_checkpoint_of_another_target_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-n", "2x4patt", "-t", "40x500", "-s", "t", "-o", "t.nw"];
+    let first = [&args[..], &["-N", "3", "--checkpoint-every", "1"]].concat();
+    let program = env!("CARGO_BIN_EXE_train");
+    testkit::kill_at_checkpoint(program, &first, dir.path(), "t.nw.checkpoint", "t.nw");
+    let output = train(&[&args[..], &["-l", "0.5"]].concat(), dir.path());
+    assert!(!output.status.success());
+    let stderr = text(&output.stderr);
+    assert!(
+        stderr.contains(
+            "was written by another run: mode online, not backward; target 3-step, not lambda \
+             0.5 over the episode; delete it or pass --restart"
+        ),
+        "{stderr}"
+    );
+}
+
 /// The README's main command at a terminal: Ctrl-C stops it at a block's
 /// end with a checkpoint, however far the next one was, and the same
 /// command (no seed given) resumes and ends as an uninterrupted run.

@@ -8,18 +8,17 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::{SpawnRule, WideBoard};
-use learn::checkpoint::Settings;
-use learn::session::Checkpointing;
-use learn::{Learning, Mode};
 use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
 
 mod input;
+mod learning;
 mod overlap;
 mod progress;
 mod records;
 mod stop;
 
 pub use input::{bounded_lines, read_bounded};
+pub use learning::{LearnArgs, describe_learning};
 pub use overlap::{Named, refuse_overlaps};
 pub use progress::EpisodeBar;
 pub use records::RecordFile;
@@ -94,110 +93,6 @@ impl PlayArgs {
     /// How tiles spawn.
     pub fn spawns(&self) -> SpawnRule {
         SpawnRule::new(self.four_rate).expect("checked when parsed")
-    }
-}
-
-/// The options of every run that learns.
-#[derive(clap::Args, Debug)]
-pub struct LearnArgs {
-    /// Learning rate, divided by the number of features unless --norm is
-    /// given [default: 0.1; 1.0 with temporal coherence (--tc)]
-    #[arg(short = 'a', long, value_parser = parse_alpha, allow_negative_numbers = true)]
-    pub alpha: Option<f32>,
-
-    /// Divide the learning rate by this instead of the number of features
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub norm: Option<u32>,
-
-    /// When afterstates are updated: online (TDL2048+'s default), forward or backward
-    #[arg(short = 'm', long, default_value = "online")]
-    pub mode: Mode,
-
-    /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks (none when OUTPUT is a device such as /dev/null)
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
-    pub checkpoint_every: u64,
-
-    /// Ignore an existing checkpoint and start again
-    #[arg(long)]
-    pub restart: bool,
-}
-
-impl LearnArgs {
-    /// The learning settings, with `default_alpha` unless one was given.
-    pub fn learning(&self, default_alpha: f32) -> Learning {
-        Learning {
-            alpha: self.alpha.unwrap_or(default_alpha),
-            norm: self.norm,
-            mode: self.mode,
-        }
-    }
-
-    /// How a run of `settings` (its seed written `seed_text`) saving to
-    /// `output` keeps checkpoints: in [`checkpoint_path`] (if anywhere),
-    /// every `--checkpoint-every` blocks, and when Ctrl-C asks `program`
-    /// to stop ([`ctrl_c_flag`]).
-    pub fn checkpointing(
-        &self,
-        program: &'static str,
-        output: &Path,
-        settings: Settings,
-        seed_text: &str,
-    ) -> Option<Checkpointing> {
-        // A run killed while saving left temporary files: gone now, as
-        // the files they were for are written again.
-        ntuple::remove_stale_temporaries(output);
-        let path = checkpoint_path(output)?;
-        ntuple::remove_stale_temporaries(&path);
-        Some(Checkpointing {
-            path,
-            every: self.checkpoint_every,
-            settings,
-            seed_text: seed_text.to_owned(),
-            stop: Some(ctrl_c_flag(program)),
-        })
-    }
-
-    /// The seed of a run saving to `output`: the one given; else, when it
-    /// resumes from a checkpoint, the checkpoint's, so that the same
-    /// command resumes; else the clock's ([`seed`]).
-    ///
-    /// # Errors
-    /// A checkpoint that cannot be read.
-    pub fn seed(&self, run: &RunArgs, output: &Path) -> anyhow::Result<(String, u64)> {
-        let resumed = checkpoint_path(output).filter(|_| run.seed.is_none() && !self.restart);
-        let progress = match resumed {
-            Some(path) => learn::checkpoint::progress_of(&path)?,
-            None => None,
-        };
-        Ok(match progress {
-            Some(progress) => match progress.seed_text {
-                Some(text) => seed(Some(&text)),
-                // Written before checkpoints kept the seed's text.
-                None => (
-                    format!("{} (the checkpoint's)", progress.settings.seed),
-                    progress.settings.seed,
-                ),
-            },
-            None => run.seed(),
-        })
-    }
-
-    /// The checkpoint a run resumes from: its file, if there is one and
-    /// `--restart` was not given.
-    pub fn resumed<'a>(
-        &self,
-        checkpointing: Option<&'a Checkpointing>,
-    ) -> Option<&'a Checkpointing> {
-        checkpointing.filter(|checkpointing| !self.restart && checkpointing.path.exists())
-    }
-}
-
-fn parse_alpha(text: &str) -> Result<f32, String> {
-    match text.parse::<f32>() {
-        Ok(alpha) if alpha.is_finite() && alpha >= 0.0 => Ok(alpha),
-        _ => Err(format!(
-            "{text:?} is not a learning rate (a number, 0 or more)"
-        )),
     }
 }
 

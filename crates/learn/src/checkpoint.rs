@@ -109,7 +109,7 @@ pub fn load<W: Weights>(path: &Path, settings: &Settings) -> Result<Option<(W, P
     if !differences.is_empty() {
         return Err(problem(format!(
             "was written by another run: {}",
-            differences.join(", ")
+            differences.join("; ")
         )));
     }
     Ok(Some((network, progress)))
@@ -155,17 +155,13 @@ impl Settings {
         differ("network", self.network.clone(), asked.network.clone());
         differ("episodes", self.plan.to_string(), asked.plan.to_string());
         differ("seed", self.seed.to_string(), asked.seed.to_string());
-        let learning = |l: &Learning| {
-            let norm = l
-                .norm
-                .map_or_else(|| "features".to_owned(), |norm| norm.to_string());
-            format!("alpha {} norm {norm} mode {}", l.alpha, l.mode)
-        };
-        differ(
-            "learning",
-            learning(&self.learning),
-            learning(&asked.learning),
-        );
+        let (theirs, ours) = (&self.learning, &asked.learning);
+        let norm =
+            |norm: Option<u32>| norm.map_or_else(|| "features".to_owned(), |n| n.to_string());
+        differ("alpha", theirs.alpha.to_string(), ours.alpha.to_string());
+        differ("norm", norm(theirs.norm), norm(ours.norm));
+        differ("mode", theirs.mode.to_string(), ours.mode.to_string());
+        differ("target", theirs.target.to_string(), ours.target.to_string());
         differ(
             "4-rate",
             self.four_rate.to_string(),

@@ -204,12 +204,37 @@ pub fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     rng: &mut R,
     watch: &mut impl Watch<G::Board>,
 ) -> Outcome {
-    let rate = learning.map_or(0.0, |learning| learning.rate(values.feature_count()));
-    match learning.map(|learning| learning.mode) {
-        None => play_online(game, values, None, rng, watch),
-        Some(crate::Mode::Online) => play_online(game, values, Some((rate, false)), rng, watch),
-        Some(crate::Mode::Forward) => play_online(game, values, Some((rate, true)), rng, watch),
-        Some(crate::Mode::Backward) => play_backward(game, values, rate, rng, watch),
+    use crate::{Mode, Target, multistep};
+
+    let Some(learning) = learning else {
+        return play_online(game, values, None, rng, watch);
+    };
+    let rate = learning.rate(values.feature_count());
+    let after = learning.mode == Mode::Backward;
+    match learning.target {
+        Target::OneStep => match learning.mode {
+            Mode::Online => play_online(game, values, Some((rate, false)), rng, watch),
+            Mode::Forward => play_online(game, values, Some((rate, true)), rng, watch),
+            Mode::Backward => play_backward(game, values, rate, rng, watch),
+        },
+        Target::Steps(n) if after => {
+            multistep::steps_backward(game, values, (rate, n as usize), rng, watch)
+        }
+        Target::Steps(n) => multistep::steps_online(game, values, (rate, n as usize), rng, watch),
+        Target::Lambda {
+            lambda,
+            window: None,
+        } => multistep::lambda_episode(game, values, (rate, lambda), rng, watch),
+        Target::Lambda {
+            lambda,
+            window: Some(n),
+        } if after => {
+            multistep::lambda_backward(game, values, (rate, lambda, n as usize), rng, watch)
+        }
+        Target::Lambda {
+            lambda,
+            window: Some(n),
+        } => multistep::lambda_online(game, values, (rate, lambda, n as usize), rng, watch),
     }
 }
 

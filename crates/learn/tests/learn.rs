@@ -155,7 +155,7 @@ fn a_resumed_run_ends_as_an_uninterrupted_one() {
         .unwrap_err()
         .to_string();
     let expected = format!(
-        "was written by another run: seed {}, not {}, 4-rate 0.1, not 0.2; delete it or pass --restart",
+        "was written by another run: seed {}, not {}; 4-rate 0.1, not 0.2; delete it or pass --restart",
         settings.seed, other.seed
     );
     assert!(error.ends_with(&expected), "{error}");

@@ -1,0 +1,151 @@
+//! Each way of learning from an episode, checked update for update against
+//! hand-computed weights on a game of four forced moves.
+//!
+//! The game: position t has one legal move, whose afterstate is t and whose
+//! reward is `REWARDS[t]`; the next position is t + 1, and position 4 has
+//! no move. The value function is a table of one weight per afterstate,
+//! so with one feature the rate is alpha, here 0.5.
+
+use std::sync::Mutex;
+
+use learn::{Learning, Mode, Rules, Target, Values};
+use rand::Rng;
+
+const REWARDS: [u32; 4] = [2, 4, 8, 16];
+const START: [f32; 4] = [10.0, 20.0, 30.0, 40.0];
+
+struct Chain;
+
+impl Rules for Chain {
+    type Board = usize;
+
+    fn initial<R: Rng>(&self, _: &mut R) -> usize {
+        0
+    }
+
+    fn afterstates(&self, board: usize) -> [Option<(usize, u32)>; 4] {
+        [
+            REWARDS.get(board).map(|&reward| (board, reward)),
+            None,
+            None,
+            None,
+        ]
+    }
+
+    fn spawn<R: Rng>(&self, afterstate: usize, _: &mut R) -> usize {
+        afterstate + 1
+    }
+
+    fn max_tile(&self, _: usize) -> u8 {
+        0
+    }
+}
+
+struct Table(Mutex<[f32; 4]>);
+
+impl Values<usize> for Table {
+    fn estimate(&self, board: usize) -> f32 {
+        self.0.lock().unwrap()[board]
+    }
+
+    fn update(&self, board: usize, amount: f32) -> f32 {
+        let mut weights = self.0.lock().unwrap();
+        weights[board] += amount;
+        weights[board]
+    }
+
+    fn feature_count(&self) -> usize {
+        1
+    }
+}
+
+/// The weights after one episode learnt as `mode` and `target` say.
+fn learnt(mode: Mode, target: Target) -> [f32; 4] {
+    let table = Table(Mutex::new(START));
+    let learning = Learning {
+        alpha: 0.5,
+        norm: None,
+        mode,
+        target,
+    };
+    let mut rng = rand_pcg::Pcg64::new(1, 1);
+    let outcome = learn::play(&Chain, &table, Some(&learning), &mut rng, &mut ());
+    assert_eq!((outcome.score, outcome.moves), (30, 4));
+    table.0.into_inner().unwrap()
+}
+
+const LAMBDA: f32 = 0.5;
+
+#[test]
+fn td0_moves_each_afterstate_towards_the_next_reward_and_value() {
+    // a0 after move 1: 4 + 20 = 24, so 10 + (24 - 10) / 2 = 17; a1: 8 + 30
+    // = 38, 29; a2: 16 + 40 = 56, 43; a3: 0, 20.
+    assert_eq!(
+        learnt(Mode::Online, Target::OneStep),
+        [17.0, 29.0, 43.0, 20.0]
+    );
+    // Backward: a3 to 0: 20; a2 to 16 + 20: 33; a1 to 8 + 33: 30.5; a0 to
+    // 4 + 30.5: 22.25.
+    assert_eq!(
+        learnt(Mode::Backward, Target::OneStep),
+        [22.25, 30.5, 33.0, 20.0]
+    );
+}
+
+#[test]
+fn n_step_td_online_waits_n_moves() {
+    // a0 once move 2 is chosen: 4 + 8 + V(a2) 30 = 42, so 26; a1 at move 3:
+    // 8 + 16 + 40 = 64, 42; then the rewards left: a2 to 16, 23; a3 to 0,
+    // 20.
+    for mode in [Mode::Online, Mode::Forward] {
+        assert_eq!(learnt(mode, Target::Steps(2)), [26.0, 42.0, 23.0, 20.0]);
+    }
+}
+
+#[test]
+fn n_step_td_backward_bootstraps_from_updated_values() {
+    // a3 to 0: 20; a2 to 16: 23; a1 to 8 + 16 + V(a3) 20 = 44: 32; a0 to
+    // 4 + 8 + V(a2) 23 = 35: 22.5.
+    assert_eq!(
+        learnt(Mode::Backward, Target::Steps(2)),
+        [22.5, 32.0, 23.0, 20.0]
+    );
+}
+
+#[test]
+fn lambda_over_the_episode_recurs_from_its_end() {
+    // z(t+1) = r(t+1) + lambda z(t+2) + (1 - lambda) V(a(t+1)), updated:
+    // a3 to 0: 20; a2 to 16 + 0 + 10 = 26: 28; a1 to 8 + 13 + 14 = 35:
+    // 27.5; a0 to 4 + 17.5 + 13.75 = 35.25: 22.625.
+    let target = Target::Lambda {
+        lambda: LAMBDA,
+        window: None,
+    };
+    for mode in [Mode::Online, Mode::Backward] {
+        assert_eq!(learnt(mode, target), [22.625, 27.5, 28.0, 20.0]);
+    }
+}
+
+#[test]
+fn lambda_truncated_online_bootstraps_at_the_window() {
+    // a0 at move 2: z(2) = 8 + 30 = 38, z(1) = 4 + 19 + 10 = 33: 21.5; a1
+    // at move 3: z(3) = 56, z(2) = 8 + 28 + 15 = 51: 35.5; then a2: z(3) =
+    // 16 + 0 + 20 = 36: 33; a3 to 0: 20.
+    let target = Target::Lambda {
+        lambda: LAMBDA,
+        window: Some(2),
+    };
+    assert_eq!(learnt(Mode::Online, target), [21.5, 35.5, 33.0, 20.0]);
+}
+
+#[test]
+fn lambda_truncated_backward_uses_updated_values() {
+    // a3 to 0: 20; a2 to 16 + 0 + 10 = 26: 28; a1: z(3) = 16 + 20 = 36,
+    // z(2) = 8 + 18 + 14 = 40: 30; a0: z(2) = 8 + 28 = 36, z(1) = 4 + 18 +
+    // 15 = 37: 23.5.
+    let target = Target::Lambda {
+        lambda: LAMBDA,
+        window: Some(2),
+    };
+    assert_eq!(learnt(Mode::Backward, target), [23.5, 30.0, 28.0, 20.0]);
+}
