@@ -20,7 +20,10 @@ use ntuple::{Metadata, Source};
 struct Args {
     /// The network: built-in names (4x6patt, 8x6patt, 2x4patt, ...) and/or
     /// patterns of hex cells (012345 456789); `!` after a pattern reads it
-    /// without isomorphism [default: 4x6patt, or the network of --input]
+    /// without isomorphism; `=VALUE` starts its weights at VALUE
+    /// (4x6patt=320000/norm: 320000 divided among the features, optimistic
+    /// TD), `=+VALUE` adds VALUE to a loaded network's [default: 4x6patt,
+    /// or the network of --input]
     #[arg(short = 'n', long, num_args = 1.., value_name = "PATTERN")]
     network: Option<Vec<String>>,
 

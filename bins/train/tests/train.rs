@@ -457,3 +457,64 @@ fn a_run_on_a_terminal_shows_its_progress() {
         "{printed}"
     );
 }
+
+/// Optimistic TD: `=VALUE/norm` starts every weight at VALUE divided among
+/// the features; `=+VALUE` adds to a loaded network's, and a plain value
+/// that would replace them is refused.
+#[test]
+fn networks_start_at_a_given_value_or_move_by_one() {
+    let dir = tempfile::tempdir().unwrap();
+    // One episode touches a few hundred of the 2 x 65,536 weights; the last
+    // (four 32768s in a row) is never reached.
+    let weight = |file: &str| {
+        let path = dir.path().join(file);
+        let loaded = ntuple::Network::open(&path, None, u64::MAX).unwrap();
+        let tables = loaded.network.tables();
+        (tables[0].get(0xffff), tables[1].get(0xffff))
+    };
+    let output = train(
+        &[
+            "-n",
+            "2x4patt=1600/norm",
+            "-t",
+            "1x1",
+            "-s",
+            "o",
+            "-o",
+            "otd.nw",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(weight("otd.nw"), (100.0, 100.0));
+    let more = [
+        "-i",
+        "otd.nw",
+        "-n",
+        "0123=+5 4567=-0.5",
+        "-t",
+        "1x1",
+        "-s",
+        "o",
+    ];
+    let output = train(&[&more[..], &["-o", "more.nw"]].concat(), dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert_eq!(weight("more.nw"), (105.0, 99.5));
+    let output = train(
+        &[
+            "-i",
+            "otd.nw",
+            "-n",
+            "2x4patt=5",
+            "-t",
+            "1x1",
+            "-o",
+            "no.nw",
+        ],
+        dir.path(),
+    );
+    assert_eq!(
+        text(&output.stderr),
+        "train: 0123=5: would replace the loaded weights: write =+5 to add to them\n"
+    );
+}

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::{SpawnRule, WideBoard};
-use ntuple::{Network, Pattern, Source, Stages, parse_bytes, parse_patterns};
+use ntuple::{Network, Source, Stages, parse_bytes, parse_network};
 
 mod input;
 mod learning;
@@ -124,10 +124,18 @@ pub fn checkpoint_path(output: &Path) -> Option<PathBuf> {
 }
 
 /// Where a network named by `words` is saved by default: `4x6patt` +
-/// `extension`, the patterns joined by `-` for a custom network.
+/// `extension`, the patterns joined by `-` for a custom network, without
+/// their starting values (`4x6patt=320000/norm` saves as `4x6patt`).
 pub fn default_output(words: Option<&[String]>, extension: &str) -> PathBuf {
     let name = match words {
-        Some(words) if parse_patterns(words).is_ok() => words.join("-").replace('!', ""),
+        Some(words) if parse_network(words).is_ok() => {
+            let names: Vec<&str> = words
+                .iter()
+                .flat_map(|word| word.split_whitespace())
+                .map(|word| word.split_once('=').map_or(word, |(name, _)| name))
+                .collect();
+            names.join("-").replace('!', "")
+        }
         _ => "network".to_owned(),
     };
     PathBuf::from(format!("{name}{extension}"))
@@ -217,19 +225,23 @@ pub fn network(
     stages: Option<&Stages>,
     limit: u64,
 ) -> anyhow::Result<Network> {
-    let patterns: Option<Vec<Pattern>> = words.map(parse_patterns).transpose()?;
+    let (patterns, initials) = match words.map(parse_network).transpose()? {
+        Some((patterns, initials)) => (Some(patterns), initials),
+        None => (None, Vec::new()),
+    };
     if inputs.is_empty() {
         let patterns =
             patterns.context("no network given: name one with -n or load one with -i")?;
         let stages = stages.cloned().unwrap_or_else(Stages::single);
-        return Ok(Network::with_stages(patterns, stages, limit)?);
+        let mut network = Network::with_stages(patterns, stages, limit)?;
+        network.initialise(&initials, false)?;
+        return Ok(network);
     }
-    Ok(Network::open_sources(
-        inputs,
-        patterns.as_deref(),
-        stages,
-        limit,
-    )?)
+    let mut network = Network::open_sources(inputs, patterns.as_deref(), stages, limit)?;
+    if !initials.is_empty() {
+        network.initialise(&initials, true)?;
+    }
+    Ok(network)
 }
 
 /// Saves `network` (the selected tables of it, for `[0-3]|FILE`): as a

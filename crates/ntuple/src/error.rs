@@ -65,6 +65,15 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// A starting value for a network's weights (`4x6patt=320000/norm`)
+    /// is no number, or would replace the weights of a loaded network.
+    #[error("{input}: {problem}")]
+    Initial {
+        /// The word given.
+        input: String,
+        /// What is wrong with it.
+        problem: String,
+    },
     /// Stage thresholds (`0,16384`) are malformed or do not fit the network.
     #[error("stages {input:?}: {problem}")]
     Stages {

@@ -131,6 +131,14 @@ impl Table {
         }
     }
 
+    /// Adds `amount` to every weight.
+    pub fn offset(&mut self, amount: f32) {
+        for entry in self.entries() {
+            let value = f32::from_bits(entry.load(Relaxed)) + amount;
+            entry.store(value.to_bits(), Relaxed);
+        }
+    }
+
     /// The entries as little-endian bytes, exclusive access making a plain
     /// view sound.
     fn bytes_mut(&mut self) -> &mut [u8] {
