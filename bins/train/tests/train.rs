@@ -518,3 +518,39 @@ fn networks_start_at_a_given_value_or_move_by_one() {
         "train: 0123=5: would replace the loaded weights: write =+5 to add to them\n"
     );
 }
+
+/// Restarts learn from more games than the run counts (the library's tests
+/// check that the statistics are the first games'); the header says so.
+#[test]
+fn restarts_learn_from_more_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n",
+        "2x4patt",
+        "-t",
+        "1x200",
+        "-s",
+        "r",
+        "--restarts",
+        "0.5",
+        "20",
+    ];
+    let output = train(&[&args[..], &["-o", "r.nw"]].concat(), dir.path());
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("mode = online, restarts at 0.5 while 20 moves or more"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("\n001/001 "), "{stdout}");
+    // The same run without restarts learns from fewer positions.
+    let plain = train(
+        &["-n", "2x4patt", "-t", "1x200", "-s", "r", "-o", "p.nw"],
+        dir.path(),
+    );
+    assert!(plain.status.success());
+    assert_ne!(
+        std::fs::read(dir.path().join("r.nw")).unwrap(),
+        std::fs::read(dir.path().join("p.nw")).unwrap()
+    );
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::Context as _;
 use learn::checkpoint::Settings;
 use learn::session::Checkpointing;
-use learn::{Learning, Mode, Target};
+use learn::{Learning, Mode, Restart, Target};
 
 use crate::{RunArgs, checkpoint_path, ctrl_c_flag, seed};
 
@@ -55,6 +55,18 @@ pub struct LearnArgs {
     )]
     pub lambda: Option<Vec<String>>,
 
+    /// Matsuzaki's restarts, with TD(0): after a game of at least MIN moves,
+    /// play again from its afterstate AT of the way through, until a game
+    /// is shorter; only the first game counts in the statistics [default
+    /// when given alone: 0.5 10]
+    #[arg(
+        long,
+        value_names = ["AT", "MIN"],
+        num_args = 0..=2,
+        default_missing_value = "0.5"
+    )]
+    pub restarts: Option<Vec<String>>,
+
     /// Save a checkpoint (OUTPUT.checkpoint) after every this many blocks (none when OUTPUT is a device such as /dev/null)
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
     pub checkpoint_every: u64,
@@ -84,7 +96,35 @@ impl LearnArgs {
                 self.mode.unwrap_or_default()
             },
             target,
+            restart: self.restart(target)?,
         })
+    }
+
+    /// The restarts of `--restarts`, which learn by TD(0) only.
+    fn restart(&self, target: Target) -> anyhow::Result<Option<Restart>> {
+        let Some(words) = &self.restarts else {
+            return Ok(None);
+        };
+        anyhow::ensure!(
+            target == Target::OneStep,
+            "--restarts learns by TD(0): not with a target of {target} (-N, -l)"
+        );
+        let at = words[0]
+            .parse::<f32>()
+            .ok()
+            .filter(|at| (0.0..=1.0).contains(at))
+            .with_context(|| format!("--restarts {}: not a fraction (0 to 1)", words[0]))?;
+        let min_moves = match words.get(1) {
+            Some(word) => word
+                .parse::<u32>()
+                .ok()
+                .filter(|&moves| moves >= 1)
+                .with_context(|| {
+                    format!("--restarts {at} {word}: {word} is not a number of moves")
+                })?,
+            None => Restart::default().min_moves,
+        };
+        Ok(Some(Restart { at, min_moves }))
     }
 
     /// What afterstates are moved towards, from -N and -l as TDL2048+ reads
@@ -199,6 +239,9 @@ pub fn describe_learning(learning: &Learning, rate: f32) -> String {
     if learning.target != Target::OneStep {
         line += &format!(", target = {}", learning.target);
     }
+    if let Some(restart) = learning.restart {
+        line += &format!(", restarts {restart}");
+    }
     line
 }
 
@@ -254,7 +297,23 @@ mod tests {
             (Mode::Backward, lambda(0.5, Some(5)))
         );
         assert_eq!(read("-l 0 -N 2"), (Mode::Online, Target::Steps(2)));
+        let restart = |at, min_moves| Some(Restart { at, min_moves });
+        assert_eq!(learning("--restarts").unwrap().restart, restart(0.5, 10));
+        assert_eq!(
+            learning("--restarts 0.25 4").unwrap().restart,
+            restart(0.25, 4)
+        );
+        assert_eq!(learning("").unwrap().restart, None);
         for (words, error) in [
+            ("--restarts 2", "--restarts 2: not a fraction (0 to 1)"),
+            (
+                "--restarts 0.5 0",
+                "--restarts 0.5 0: 0 is not a number of moves",
+            ),
+            (
+                "--restarts -N 3",
+                "--restarts learns by TD(0): not with a target of 3-step (-N, -l)",
+            ),
             ("-l 1.5", "-l 1.5: not a decay (a number from 0 to 1)"),
             ("-l x", "-l x: not a decay (a number from 0 to 1)"),
             ("-l 0.5 0", "-l 0.5 0: 0 is not a number of moves"),

@@ -6,7 +6,7 @@ use std::path::Path;
 use ntuple::{Metadata, Network};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Learning, Plan, Stats};
+use crate::{Error, Learning, Plan, Restart, Stats};
 
 /// The settings that decide a run's episodes: a checkpoint resumes only the
 /// run it was written by.
@@ -162,6 +162,9 @@ impl Settings {
         differ("norm", norm(theirs.norm), norm(ours.norm));
         differ("mode", theirs.mode.to_string(), ours.mode.to_string());
         differ("target", theirs.target.to_string(), ours.target.to_string());
+        let restart =
+            |restart: Option<Restart>| restart.map_or("none".to_owned(), |r| r.to_string());
+        differ("restarts", restart(theirs.restart), restart(ours.restart));
         differ(
             "4-rate",
             self.four_rate.to_string(),

@@ -211,6 +211,9 @@ pub fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     };
     let rate = learning.rate(values.feature_count());
     let after = learning.mode == Mode::Backward;
+    if let Some(restart) = learning.restart {
+        return crate::restart::play(game, values, (rate, after, restart), rng, watch);
+    }
     match learning.target {
         Target::OneStep => match learning.mode {
             Mode::Online => play_online(game, values, Some((rate, false)), rng, watch),

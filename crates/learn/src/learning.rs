@@ -59,6 +59,39 @@ pub struct Learning {
     /// What each afterstate is moved towards.
     #[serde(default)]
     pub target: Target,
+    /// Restarts from partway through each episode (TD(0) only).
+    #[serde(default)]
+    pub restart: Option<Restart>,
+}
+
+/// Matsuzaki's restarts (TDL2048+'s `restart` mode): after an episode of at
+/// least `min_moves` moves, play again from the afterstate a fraction `at`
+/// of the way through it, and again from partway through that, until a
+/// game is shorter. The late positions, rare in whole games, are learnt
+/// from more often. Only the first game counts in the statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Restart {
+    /// Where to restart, as a fraction of the game's moves (TDL2048+'s
+    /// `at`, 0.5 by default).
+    pub at: f32,
+    /// The fewest moves a game has for another restart (TDL2048+'s `L`,
+    /// 10 by default).
+    pub min_moves: u32,
+}
+
+impl Default for Restart {
+    fn default() -> Self {
+        Self {
+            at: 0.5,
+            min_moves: 10,
+        }
+    }
+}
+
+impl fmt::Display for Restart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at {} while {} moves or more", self.at, self.min_moves)
+    }
 }
 
 impl Default for Learning {
@@ -68,6 +101,7 @@ impl Default for Learning {
             norm: None,
             mode: Mode::Online,
             target: Target::OneStep,
+            restart: None,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Temporal-difference learning of n-tuple networks for 2048, as TDL2048+
 //! does it: afterstate TD(0) in its online, forward and backward forms,
-//! statistics in its log layout, and runs over threads sharing one network.
+//! n-step TD and TD(lambda) ([`Target`]), statistics in its log layout, and
+//! runs over threads sharing one network.
 //! The learner is generic over the game and the value function ([`Rules`],
 //! [`Values`]), so 2048's variants (the `fib2584` crate) learn with it too.
 //!
@@ -37,6 +38,7 @@ mod learning;
 mod log;
 pub mod logfile;
 mod multistep;
+mod restart;
 mod rules;
 mod run;
 mod seed;
@@ -45,7 +47,7 @@ mod stats;
 
 pub use episode::{GreedyMove, Outcome, Watch, best_move, play, play_searched, play_wide};
 pub use error::Error;
-pub use learning::{Learning, Mode, Target};
+pub use learning::{Learning, Mode, Restart, Target};
 pub use log::Log;
 pub use rules::{Rules, Values};
 pub use run::{Agent, Block, Plan, Player, Run, play_episodes, run_blocks};

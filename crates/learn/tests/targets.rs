@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use learn::{Learning, Mode, Rules, Target, Values};
+use learn::{Learning, Mode, Restart, Rules, Target, Values};
 use rand::Rng;
 
 const REWARDS: [u32; 4] = [2, 4, 8, 16];
@@ -61,12 +61,17 @@ impl Values<usize> for Table {
 
 /// The weights after one episode learnt as `mode` and `target` say.
 fn learnt(mode: Mode, target: Target) -> [f32; 4] {
+    learnt_with(mode, target, None)
+}
+
+fn learnt_with(mode: Mode, target: Target, restart: Option<Restart>) -> [f32; 4] {
     let table = Table(Mutex::new(START));
     let learning = Learning {
         alpha: 0.5,
         norm: None,
         mode,
         target,
+        restart,
     };
     let mut rng = rand_pcg::Pcg64::new(1, 1);
     let outcome = learn::play(&Chain, &table, Some(&learning), &mut rng, &mut ());
@@ -148,4 +153,21 @@ fn lambda_truncated_backward_uses_updated_values() {
         window: Some(2),
     };
     assert_eq!(learnt(Mode::Backward, target), [23.5, 30.0, 28.0, 20.0]);
+}
+
+#[test]
+fn restarts_learn_again_from_partway_through() {
+    // The game of four moves (TD(0) as above), then one from a1 (halfway:
+    // (4 - 1) x 0.5 rounds down to 1), of two moves, too few for another.
+    let restart = Some(Restart {
+        at: 0.5,
+        min_moves: 3,
+    });
+    // Online: a1 (29) to 8 + V(a2) 43 = 51: 40; a2 to 16 + V(a3) 20 = 36:
+    // 39.5; a3 to 0: 10.
+    let online = learnt_with(Mode::Online, Target::OneStep, restart);
+    assert_eq!(online, [17.0, 40.0, 39.5, 10.0]);
+    // Backward: a3 to 0: 10; a2 (33) to 16 + 10 = 26: 29.5; a1 stays.
+    let backward = learnt_with(Mode::Backward, Target::OneStep, restart);
+    assert_eq!(backward, [22.25, 30.5, 29.5, 10.0]);
 }
