@@ -175,7 +175,7 @@ fn train(
     log: &mut Log,
 ) -> anyhow::Result<Network> {
     cli::check_output(output)?;
-    let learning = args.learn.learning(0.1)?;
+    let learning = args.learn.learning(false)?;
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let settings = Settings {
         network: format!("{} radix {}", patterns.join(" "), network.radix()),

@@ -100,7 +100,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     );
     cli::refuse_overlaps(&inputs, &outputs)?;
     let (seed_text, seed) = args.learn.seed(&args.play.run, &output.path)?;
-    let learning = args.learn.learning(if args.tc { 1.0 } else { 0.1 })?;
+    let learning = args.learn.learning(args.tc)?;
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let tc = if args.tc { " (TC)" } else { "" };
     let settings = Settings {

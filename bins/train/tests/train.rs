@@ -348,6 +348,37 @@ fn trains_multistage_networks_and_reads_them_back() {
         dir.path(),
     );
     assert!(output.status.success(), "{}", text(&output.stderr));
+    // A third stage is promoted: it starts as the second, and one episode
+    // changes few of its weights.
+    let output = train(
+        &[
+            "-i",
+            "staged.w",
+            "--stages",
+            "0,256,512",
+            "-t",
+            "1x1",
+            "-s",
+            "m",
+            "-o",
+            "three.nw",
+        ],
+        dir.path(),
+    );
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let three = ntuple::Network::open(&dir.path().join("three.nw"), None, u64::MAX).unwrap();
+    let tables = three.network.tables();
+    assert_eq!(tables.len(), 3 * per_stage);
+    for (second, third) in tables[per_stage..2 * per_stage]
+        .iter()
+        .zip(&tables[2 * per_stage..])
+    {
+        let learnt = (0..second.len()).filter(|&index| second.get(index) != 0.0);
+        let kept = learnt
+            .clone()
+            .filter(|&index| second.get(index) == third.get(index));
+        assert!(kept.count() * 10 > learnt.count() * 9);
+    }
 }
 
 #[test]

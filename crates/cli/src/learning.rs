@@ -23,7 +23,8 @@ pub struct LearnArgs {
     pub norm: Option<u32>,
 
     /// When afterstates are updated: online (TDL2048+'s default), forward or
-    /// backward (after the episode) [default: online]
+    /// backward (after the episode) [default: online; forward with temporal
+    /// coherence (--tc), as TDL2048+ has it]
     #[arg(short = 'm', long)]
     pub mode: Option<Mode>,
 
@@ -77,23 +78,27 @@ pub struct LearnArgs {
 }
 
 impl LearnArgs {
-    /// The learning settings, with `default_alpha` unless one was given.
+    /// The learning settings. Unless given, alpha is 0.1, and the mode is
+    /// online; with temporal coherence (`tc`), as TDL2048+ has them, alpha
+    /// is 1.0 and the mode forward.
     ///
     /// # Errors
     /// A lambda that is no decay in [0, 1], or a window that is no count
-    /// of moves, or two windows that differ.
-    pub fn learning(&self, default_alpha: f32) -> anyhow::Result<Learning> {
+    /// of moves, or two windows that differ; restarts with another target
+    /// than TD(0)'s, or malformed.
+    pub fn learning(&self, tc: bool) -> anyhow::Result<Learning> {
         let target = self.target()?;
         // The lambda-return over the rest of the episode is known only
         // after it.
         let whole = matches!(target, Target::Lambda { window: None, .. });
         Ok(Learning {
-            alpha: self.alpha.unwrap_or(default_alpha),
+            alpha: self.alpha.unwrap_or(if tc { 1.0 } else { 0.1 }),
             norm: self.norm,
-            mode: if whole {
-                Mode::Backward
-            } else {
-                self.mode.unwrap_or_default()
+            mode: match self.mode {
+                _ if whole => Mode::Backward,
+                Some(mode) => mode,
+                None if tc => Mode::Forward,
+                None => Mode::Online,
             },
             target,
             restart: self.restart(target)?,
@@ -269,7 +274,7 @@ mod tests {
     /// The learning of `words` given as options.
     fn learning(words: &str) -> anyhow::Result<Learning> {
         let args = Args::try_parse_from(std::iter::once("train").chain(words.split_whitespace()))?;
-        args.learn.learning(0.1)
+        args.learn.learning(false)
     }
 
     #[test]
@@ -297,6 +302,15 @@ mod tests {
             (Mode::Backward, lambda(0.5, Some(5)))
         );
         assert_eq!(read("-l 0 -N 2"), (Mode::Online, Target::Steps(2)));
+        // Temporal coherence learns forward at 1.0 unless told otherwise.
+        let tc = |words: &str| {
+            let args =
+                Args::try_parse_from(std::iter::once("train").chain(words.split_whitespace()));
+            let learning = args.unwrap().learn.learning(true).unwrap();
+            (learning.alpha, learning.mode)
+        };
+        assert_eq!(tc(""), (1.0, Mode::Forward));
+        assert_eq!(tc("-m online -a 0.5"), (0.5, Mode::Online));
         let restart = |at, min_moves| Some(Restart { at, min_moves });
         assert_eq!(learning("--restarts").unwrap().restart, restart(0.5, 10));
         assert_eq!(

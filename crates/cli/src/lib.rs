@@ -84,7 +84,9 @@ pub struct PlayArgs {
 
     /// A multistage network: the tile sums where each copy of the tables
     /// takes over, from 0 (TDL2048+'s `-@ 0,16384`). Required to read a
-    /// multistage .w file, which does not record them
+    /// multistage .w file, which does not record them. Given with -i, stages
+    /// past those the file holds start from the weights of its last stage
+    /// (weight promotion)
     #[arg(long, value_name = "SUMS")]
     pub stages: Option<Stages>,
 }

@@ -108,13 +108,16 @@ impl Network {
     ///
     /// `stages` sets the stage thresholds of a multistage network. It is
     /// required for multistage `.w` files, which do not record them;
-    /// 2048lab's files do, and `stages` then overrides them.
+    /// 2048lab's files do, and `stages` then overrides them. Stages past
+    /// those the files hold start from the weights of the last one held
+    /// (multistage weight promotion).
     ///
     /// # Errors
     /// Those of [`Network::open`]; [`Error::Selection`] for a table position
     /// past a file's last table; [`Error::WrongNetwork`] when the result is
     /// not `expected`; [`Error::Stages`] when the thresholds are missing or
-    /// do not fit, or the tables do not make whole stages.
+    /// do not fit, or the tables do not make whole stages;
+    /// [`Error::TooLarge`] when the stages promoted exceed `limit`.
     pub fn open_sources(
         sources: &[Source],
         expected: Option<&[Pattern]>,
@@ -190,14 +193,10 @@ impl Network {
         let path = sources
             .first()
             .map_or_else(PathBuf::new, |source| source.path.clone());
-        let network = assemble(entries, stages.or(recorded.as_ref()), &path)?;
-        if let Some(stages) = stages
-            && stages.len() != network.stages().len()
-        {
-            return Err(Error::Stages {
-                input: stages.to_string(),
-                problem: format!("{} holds {} stages", path.display(), network.stages().len()),
-            });
+        let mut network = assemble(entries, stages.or(recorded.as_ref()), &path)?;
+        // Past the stages held (assemble refuses fewer thresholds).
+        if let Some(stages) = stages.filter(|stages| stages.len() > network.stages().len()) {
+            network = promote(network, stages, limit)?;
         }
         match expected {
             Some(expected) if !same_tables(expected, network.patterns()) => {
@@ -295,6 +294,43 @@ fn read_parts(path: &Path, limit: u64) -> Result<FileParts, Error> {
         tables,
         isomorphism,
     })
+}
+
+/// `network` grown to `stages`, more than it holds: each new stage starts
+/// from the weights of the last one it holds (multistage weight promotion,
+/// as Jaśkowski's players train stage after stage).
+///
+/// # Errors
+/// [`Error::TooLarge`] if the stages need more than `limit` bytes;
+/// [`Error::Memory`] if the copies cannot be allocated.
+fn promote(network: Network, stages: &Stages, limit: u64) -> Result<Network, Error> {
+    let held = network.stages().len();
+    let description = network.describe();
+    let (patterns, _, mut tables) = network.into_parts();
+    let stage_bytes: u64 = tables
+        .iter()
+        .map(|table| table.len() as u64 * 4)
+        .sum::<u64>()
+        / held as u64;
+    let needed = stage_bytes * stages.len() as u64;
+    if needed > limit {
+        return Err(Error::TooLarge {
+            network: format!("{description} in {} stages", stages.len()),
+            needed,
+            limit,
+        });
+    }
+    let last = tables.len() - patterns.len();
+    for _ in held..stages.len() {
+        for index in last..last + patterns.len() {
+            let copy = tables[index].duplicate().map_err(|source| Error::Memory {
+                needed: stage_bytes,
+                source,
+            })?;
+            tables.push(copy);
+        }
+    }
+    Ok(Network::from_parts(patterns, stages.clone(), tables))
 }
 
 /// Builds a network from entries: stage by stage, each stage with the

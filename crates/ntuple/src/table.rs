@@ -139,6 +139,16 @@ impl Table {
         }
     }
 
+    /// A copy of the table, made while no other thread can write to it.
+    ///
+    /// # Errors
+    /// The operating system's error if the memory cannot be mapped.
+    pub(crate) fn duplicate(&mut self) -> io::Result<Table> {
+        let mut copy = Table::zeroed(self.len)?;
+        copy.bytes_mut().copy_from_slice(self.bytes_mut());
+        Ok(copy)
+    }
+
     /// The entries as little-endian bytes, exclusive access making a plain
     /// view sound.
     fn bytes_mut(&mut self) -> &mut [u8] {

@@ -122,9 +122,28 @@ fn tdl2048_files_name_the_stage_in_the_top_digit() {
     assert!(matches!(error, Error::Stages { .. }), "{error}");
     let error = Network::open_sources(&[source(&path)], None, None, u64::MAX).unwrap_err();
     assert!(error.to_string().contains("--stages 0,16384"), "{error}");
+    // Fewer stages than the file holds are refused; more are promoted: a
+    // new stage starts from the weights of the last one held.
+    let one: Stages = "0".parse().unwrap();
+    let error = Network::open_sources(&[source(&path)], None, Some(&one), u64::MAX).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("2 stages of tables, but 1 thresholds"),
+        "{error}"
+    );
     let three: Stages = "0,100,200".parse().unwrap();
-    let error = Network::open_sources(&[source(&path)], None, Some(&three), u64::MAX).unwrap_err();
-    assert!(error.to_string().contains("holds 2 stages"), "{error}");
+    let promoted = Network::open_sources(&[source(&path)], None, Some(&three), u64::MAX).unwrap();
+    assert_eq!(promoted.stages(), &three);
+    let (old, new) = (network.tables(), promoted.tables());
+    assert_eq!(new.len(), 6);
+    for weight in (0..65536).step_by(97) {
+        let held: Vec<f32> = old.iter().map(|table| table.get(weight)).collect();
+        let grown: Vec<f32> = new.iter().map(|table| table.get(weight)).collect();
+        assert_eq!(grown, [&held[..], &held[2..]].concat(), "weight {weight}");
+    }
+    let error = Network::open_sources(&[source(&path)], None, Some(&three), 1 << 20).unwrap_err();
+    assert!(matches!(error, Error::TooLarge { .. }), "{error}");
 
     let stages: Stages = "0,100".parse().unwrap();
     let patterns = parse_patterns([PATTERNS]).unwrap();
