@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use board::GameRecord;
 use clap::Parser;
 use cli::{EpisodeBar, PlayArgs, RecordFile};
-use learn::{Log, Plan, Player, Run, session};
+use learn::{Log, Plan, Player, Run, Valued, session};
 use ntuple::Source;
 use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
 
@@ -220,13 +220,19 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         (None, Some(heuristic)) => heuristic,
         (None, None) => unreachable!("either a network or the heuristic"),
     };
+    let greedy = depth.plies() == 1 && !settings.adaptive && args.downgrade.is_none();
+    let valued = valued(&args.input);
+    anyhow::ensure!(
+        greedy || valued == Valued::Afterstates,
+        "-i: a network of state values (train --states) is played greedily at 1-ply: leave \
+         out -d, --adaptive and -h"
+    );
     let player = match &network {
-        Some(network) if depth.plies() == 1 && !settings.adaptive && args.downgrade.is_none() => {
-            Player::Greedy {
-                network,
-                learning: None,
-            }
-        }
+        Some(network) if greedy => Player::Greedy {
+            network,
+            valued,
+            learning: None,
+        },
         _ => Player::Search {
             evaluator,
             settings,
@@ -240,7 +246,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
     log.write(&header(
         &args,
         &seed_text,
-        network.as_ref(),
+        (network.as_ref(), valued),
         &settings,
         table.as_ref(),
     ))?;
@@ -372,7 +378,7 @@ fn evaluate_player(args: &Args) -> anyhow::Result<()> {
 fn header(
     args: &Args,
     seed: &str,
-    network: Option<&ntuple::Network>,
+    (network, valued): (Option<&ntuple::Network>, Valued),
     settings: &Settings,
     table: Option<&TranspositionTable>,
 ) -> String {
@@ -384,8 +390,12 @@ fn header(
     let cutoff = settings
         .cutoff
         .map_or(String::new(), |p| format!(", cutoff = {p}"));
+    let states = match valued {
+        Valued::States => " on state values",
+        Valued::Afterstates => "",
+    };
     let search = format!(
-        "search = {}{adaptive}, cache = {cache}{cutoff}",
+        "search = {}{adaptive}{states}, cache = {cache}{cutoff}",
         settings.depth
     );
     match network {
@@ -397,5 +407,23 @@ fn header(
             "the heuristic (no network)",
             &[search],
         ),
+    }
+}
+
+/// What the networks of `inputs` value: states if one says it was trained
+/// on them (`train --states` records it), else afterstates, as TDL2048+'s
+/// files, which record nothing, always are.
+fn valued(inputs: &[Source]) -> Valued {
+    let states = inputs.iter().any(|source| {
+        ntuple::read_metadata(&source.path).is_ok_and(|metadata| {
+            metadata
+                .get("values")
+                .is_some_and(|values| values == "states")
+        })
+    });
+    if states {
+        Valued::States
+    } else {
+        Valued::Afterstates
     }
 }

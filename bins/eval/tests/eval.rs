@@ -16,6 +16,7 @@ fn trained(dir: &Path) {
     let run = learn::Run {
         player: learn::Player::Greedy {
             network: &network,
+            valued: learn::Valued::Afterstates,
             learning: Some(learn::Learning::default()),
         },
         spawns: board::SpawnRule::STANDARD,
@@ -470,5 +471,30 @@ fn an_evaluation_on_a_terminal_shows_its_progress() {
     assert!(
         !printed.contains("ETA") && !printed.contains('\x1b'),
         "{printed}"
+    );
+}
+
+/// A network of state values (`train --states` records it) is played by
+/// them, at 1-ply only.
+#[test]
+fn networks_of_state_values_are_played_by_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let network = ntuple::Network::new(ntuple::parse_patterns(["2x4patt"]).unwrap()).unwrap();
+    let metadata = ntuple::Metadata::from([("values".to_owned(), "states".to_owned())]);
+    network
+        .save(&dir.path().join("states.nw"), &metadata)
+        .unwrap();
+    let output = eval(&["-i", "states.nw", "-e", "1x20", "-s", "v"], dir.path());
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("search = 1p on state values, "),
+        "{}",
+        text(&output.stdout)
+    );
+    let output = eval(&["-i", "states.nw", "-d", "2p", "-e", "1x5"], dir.path());
+    assert_eq!(
+        text(&output.stderr),
+        "eval: -i: a network of state values (train --states) is played greedily at 1-ply: leave \
+         out -d, --adaptive and -h\n"
     );
 }

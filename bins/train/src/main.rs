@@ -9,7 +9,7 @@ use clap::Parser;
 use cli::{EpisodeBar, LearnArgs, PlayArgs};
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
-use learn::{Log, Plan, Player, Run};
+use learn::{Log, Mode, Plan, Player, Run, Target, Valued};
 use ntuple::{Metadata, Source};
 
 /// Trains an n-tuple network for 2048 by afterstate TD(0) learning, as
@@ -57,6 +57,14 @@ struct Args {
     #[arg(long)]
     tc: bool,
 
+    /// Learn the values of states (positions after the random tile, as the
+    /// classic notes do) instead of afterstates: moves are chosen by the
+    /// reward plus the value expected over every tile that may appear, some
+    /// thirty estimates a move instead of four. With TD(0) online; the saved
+    /// network says so, and eval plays it the same way
+    #[arg(long)]
+    states: bool,
+
     #[command(flatten)]
     learn: LearnArgs,
 
@@ -101,10 +109,22 @@ fn train(args: Args) -> anyhow::Result<()> {
     cli::refuse_overlaps(&inputs, &outputs)?;
     let (seed_text, seed) = args.learn.seed(&args.play.run, &output.path)?;
     let learning = args.learn.learning(args.tc)?;
+    let valued = if args.states {
+        anyhow::ensure!(
+            learning.mode == Mode::Online
+                && learning.target == Target::OneStep
+                && learning.restart.is_none(),
+            "--states learns by TD(0) online: not with -m, -N, -l or --restarts"
+        );
+        Valued::States
+    } else {
+        Valued::Afterstates
+    };
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let tc = if args.tc { " (TC)" } else { "" };
+    let states = if args.states { " (states)" } else { "" };
     let settings = Settings {
-        network: format!("{}{tc}", patterns.join(" ")),
+        network: format!("{}{tc}{states}", patterns.join(" ")),
         plan: args.plan,
         seed,
         learning,
@@ -132,9 +152,10 @@ fn train(args: Args) -> anyhow::Result<()> {
     let mut log = Log::open(args.play.run.log.as_deref())?;
     let rate = learning.rate(network.feature_count());
     let extra = [format!(
-        "{}{}",
+        "{}{}{}",
         cli::describe_learning(&learning, rate),
-        if args.tc { ", temporal coherence" } else { "" }
+        if args.tc { ", temporal coherence" } else { "" },
+        if args.states { ", state values" } else { "" }
     )];
     log.write(&cli::header(
         "train",
@@ -160,6 +181,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     let run = Run {
         player: Player::Greedy {
             network: &network,
+            valued,
             learning: Some(learning),
         },
         spawns,
@@ -184,6 +206,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         ("alpha".to_owned(), learning.alpha.to_string()),
         ("mode".to_owned(), learning.mode.to_string()),
         ("target".to_owned(), learning.target.to_string()),
+        ("values".to_owned(), valued.to_string()),
         ("seed".to_owned(), seed_text.clone()),
     ]);
     // The histories only matter for going on with TC training, which a
@@ -202,6 +225,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         let run = Run {
             player: Player::Greedy {
                 network: &network,
+                valued,
                 learning: None,
             },
             spawns,

@@ -585,3 +585,28 @@ fn restarts_learn_from_more_games() {
         std::fs::read(dir.path().join("p.nw")).unwrap()
     );
 }
+
+/// State-value TD: the header and the saved network say so (eval's tests
+/// play such a network), and it goes with TD(0) online only.
+#[test]
+fn state_values_are_learnt_and_saved_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "-n", "2x4patt", "--states", "-t", "2x100", "-e", "1x20", "-s", "v",
+    ];
+    let output = train(&[&args[..], &["-o", "states.nw"]].concat(), dir.path());
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(stdout.contains("mode = online, state values"), "{stdout}");
+    assert!(stdout.contains("\nevaluate: 1x20"), "{stdout}");
+    let metadata = ntuple::read_metadata(&dir.path().join("states.nw")).unwrap();
+    assert_eq!(metadata.get("values").map(String::as_str), Some("states"));
+    let output = train(
+        &["-n", "2x4patt", "--states", "-N", "3", "-t", "1x10"],
+        dir.path(),
+    );
+    assert_eq!(
+        text(&output.stderr),
+        "train: --states learns by TD(0) online: not with -m, -N, -l or --restarts\n"
+    );
+}

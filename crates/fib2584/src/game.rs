@@ -61,4 +61,15 @@ impl Rules for Fibonacci {
     fn max_tile(&self, board: Board) -> u8 {
         board.max_tile()
     }
+
+    fn expected(&self, afterstate: Board, mut value: impl FnMut(Board) -> f32) -> f32 {
+        let empty = afterstate.empty_mask();
+        let four = self.spawns.four_rate() as f32;
+        let mut sum = 0.0;
+        for cell in (0..16).filter(|&cell| empty & (1 << cell) != 0) {
+            sum += (1.0 - four) * value(afterstate.with_tile(cell, 1));
+            sum += four * value(afterstate.with_tile(cell, 2));
+        }
+        sum / empty.count_ones().max(1) as f32
+    }
 }

@@ -153,3 +153,25 @@ impl fmt::Display for Target {
         }
     }
 }
+
+/// What a greedy player's network values, and so how it chooses its moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Valued {
+    /// Positions after a slide, before the random tile (TDL2048+'s way):
+    /// the move of the largest reward + value of its afterstate.
+    #[default]
+    Afterstates,
+    /// Positions after the random tile (state-value TD,
+    /// [`crate::play_states`]): the move of the largest reward + value
+    /// expected over the tiles that may appear.
+    States,
+}
+
+impl fmt::Display for Valued {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Afterstates => "afterstates",
+            Self::States => "states",
+        })
+    }
+}

@@ -12,7 +12,7 @@
 //!
 //! let network = Network::new(parse_patterns(["2x4patt"])?)?;
 //! let run = Run {
-//!     player: Player::Greedy { network: &network, learning: Some(Learning::default()) },
+//!     player: Player::Greedy { network: &network, valued: Default::default(), learning: Some(Learning::default()) },
 //!     spawns: SpawnRule::STANDARD,
 //!     seed: learn::seed_from_text("doc"),
 //!     threads: 1,
@@ -43,13 +43,15 @@ mod rules;
 mod run;
 mod seed;
 pub mod session;
+mod states;
 mod stats;
 
 pub use episode::{GreedyMove, Outcome, Watch, best_move, play, play_searched, play_wide};
 pub use error::Error;
-pub use learning::{Learning, Mode, Restart, Target};
+pub use learning::{Learning, Mode, Restart, Target, Valued};
 pub use log::Log;
 pub use rules::{Rules, Values};
 pub use run::{Agent, Block, Plan, Player, Run, play_episodes, run_blocks};
 pub use seed::{episode_rng, seed_from_text};
+pub use states::play_states;
 pub use stats::{Stats, TILE_KINDS, TileRow, block_report, summary};

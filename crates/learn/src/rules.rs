@@ -29,6 +29,11 @@ pub trait Rules: Sync {
     /// index of the Fibonacci sequence for 2584): what [`crate::Stats`]
     /// counts games by.
     fn max_tile(&self, board: Self::Board) -> u8;
+
+    /// The expected `value` of the position `afterstate` becomes: over
+    /// every tile that may appear, each with its probability. What the
+    /// player of state values ([`crate::Valued::States`]) chooses by.
+    fn expected(&self, afterstate: Self::Board, value: impl FnMut(Self::Board) -> f32) -> f32;
 }
 
 /// A learnable value function of afterstates, shared by threads.
@@ -80,6 +85,12 @@ impl Rules for SpawnRule {
         SpawnRule::spawn(self, afterstate, rng).expect("a legal move leaves an empty cell")
     }
 
+    fn expected(&self, afterstate: Board, mut value: impl FnMut(Board) -> f32) -> f32 {
+        self.outcomes(afterstate)
+            .map(|(board, probability)| probability as f32 * value(board))
+            .sum()
+    }
+
     #[inline]
     fn max_tile(&self, board: Board) -> u8 {
         board.max_tile()
@@ -111,5 +122,24 @@ impl Values<Board> for Network {
     #[inline(always)]
     fn prefetch_update(&self, board: Board) {
         Network::prefetch_update(self, board);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_expectation_weighs_every_tile_by_its_chance() {
+        // Three empty cells, 0 to 2.
+        let afterstate: Board = "0 0 0 2 / 4 8 16 32 / 64 128 256 512 / 2 4 8 16"
+            .parse()
+            .unwrap();
+        let rule = SpawnRule::STANDARD;
+        let expected = |value: &dyn Fn(Board) -> f32| rule.expected(afterstate, value);
+        assert!((expected(&|_| 1.0) - 1.0).abs() < 1e-6);
+        // A 4 in cell 1: a third of the cells, a tenth of the tiles.
+        let four_in_1 = |board: Board| if board.tile(1) == 2 { 1.0 } else { 0.0 };
+        assert!((expected(&four_in_1) - 0.1 / 3.0).abs() < 1e-6);
     }
 }

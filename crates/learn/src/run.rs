@@ -12,7 +12,7 @@ use rand_pcg::Pcg64Mcg;
 use search::{Evaluator, TranspositionTable};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Learning, Outcome, Stats, Watch, block_report, episode, seed};
+use crate::{Error, Learning, Outcome, Stats, Valued, Watch, block_report, episode, seed};
 
 /// How many episodes a run plays: `blocks` blocks of `block_size`.
 ///
@@ -65,6 +65,8 @@ pub enum Player<'a> {
     Greedy {
         /// The network that chooses the moves.
         network: &'a Network,
+        /// What the network values, and so how the moves are chosen.
+        valued: Valued,
         /// TD learning settings, or `None` to play only.
         learning: Option<Learning>,
     },
@@ -215,9 +217,16 @@ impl Run<'_> {
     fn play<W: Watch<Board> + Watch<WideBoard>>(&self, number: u64, watch: &mut W) -> Outcome {
         let mut rng = seed::episode_rng(self.seed, number);
         match self.player {
-            Player::Greedy { network, learning } => {
-                episode::play(&self.spawns, network, learning.as_ref(), &mut rng, watch)
-            }
+            Player::Greedy {
+                network,
+                valued: Valued::Afterstates,
+                learning,
+            } => episode::play(&self.spawns, network, learning.as_ref(), &mut rng, watch),
+            Player::Greedy {
+                network,
+                valued: Valued::States,
+                learning,
+            } => crate::play_states(&self.spawns, network, learning.as_ref(), &mut rng, watch),
             Player::Search {
                 evaluator,
                 settings,

@@ -20,7 +20,11 @@ fn run<'a>(
     threads: usize,
 ) -> Run<'a> {
     Run {
-        player: Player::Greedy { network, learning },
+        player: Player::Greedy {
+            network,
+            valued: learn::Valued::Afterstates,
+            learning,
+        },
         spawns: SpawnRule::STANDARD,
         seed: seed_from_text(seed),
         threads,

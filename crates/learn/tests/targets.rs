@@ -39,6 +39,10 @@ impl Rules for Chain {
     fn max_tile(&self, _: usize) -> u8 {
         0
     }
+
+    fn expected(&self, afterstate: usize, mut value: impl FnMut(usize) -> f32) -> f32 {
+        value(afterstate + 1)
+    }
 }
 
 struct Table(Mutex<[f32; 4]>);
@@ -170,4 +174,41 @@ fn restarts_learn_again_from_partway_through() {
     // Backward: a3 to 0: 10; a2 (33) to 16 + 10 = 26: 29.5; a1 stays.
     let backward = learnt_with(Mode::Backward, Target::OneStep, restart);
     assert_eq!(backward, [22.25, 30.5, 29.5, 10.0]);
+}
+
+/// State values: one weight per position 0 to 4 (4 has no move).
+struct States(Mutex<[f32; 5]>);
+
+impl Values<usize> for States {
+    fn estimate(&self, board: usize) -> f32 {
+        self.0.lock().unwrap()[board]
+    }
+
+    fn update(&self, board: usize, amount: f32) -> f32 {
+        let mut weights = self.0.lock().unwrap();
+        weights[board] += amount;
+        weights[board]
+    }
+
+    fn feature_count(&self) -> usize {
+        1
+    }
+}
+
+#[test]
+fn state_values_move_towards_the_reward_and_the_next_position() {
+    let table = States(Mutex::new([10.0, 20.0, 30.0, 40.0, 50.0]));
+    let learning = Learning {
+        alpha: 0.5,
+        ..Learning::default()
+    };
+    let mut rng = rand_pcg::Pcg64::new(1, 1);
+    let outcome = learn::play_states(&Chain, &table, Some(&learning), &mut rng, &mut ());
+    assert_eq!((outcome.score, outcome.moves), (30, 4));
+    // s0 to 2 + V(s1) 20 = 22: 16; s1 to 4 + 30 = 34: 27; s2 to 8 + 40 =
+    // 48: 39; s3 to 16 + 0 (s4 has no move) = 16: 28; s4 to 0: 25.
+    assert_eq!(
+        table.0.into_inner().unwrap(),
+        [16.0, 27.0, 39.0, 28.0, 25.0]
+    );
 }
