@@ -29,6 +29,9 @@ use ntuple::{Metadata, parse_patterns};
 #[command(mut_arg("alpha", |arg| arg.help(
     "Learning rate, divided by the number of features unless --norm is given [default: 0.1]"
 )))]
+#[command(mut_arg("mode", |arg| arg.help(
+    "When afterstates are updated: online (the default), forward or backward (after the episode)"
+)))]
 #[command(mut_arg("memory", |arg| arg.help(
     "Refuse networks whose weights need more memory than this (e.g. 8G) [default: the memory available now]"
 )))]
