@@ -3,8 +3,8 @@
 //!
 //! The game: position t has one legal move, whose afterstate is t and whose
 //! reward is `REWARDS[t]`; the next position is t + 1, and position 4 has
-//! no move. The value function is a table of one weight per afterstate,
-//! so with one feature the rate is alpha, here 0.5.
+//! no move. The value function is a table of one weight per afterstate
+//! (or state), so with one feature the rate is alpha, here 0.5.
 
 use std::sync::Mutex;
 
@@ -45,9 +45,11 @@ impl Rules for Chain {
     }
 }
 
-struct Table(Mutex<[f32; 4]>);
+/// One weight per position: afterstates 0 to 3, or states 0 to 4 (4 has no
+/// move).
+struct Table<const N: usize>(Mutex<[f32; N]>);
 
-impl Values<usize> for Table {
+impl<const N: usize> Values<usize> for Table<N> {
     fn estimate(&self, board: usize) -> f32 {
         self.0.lock().unwrap()[board]
     }
@@ -176,28 +178,9 @@ fn restarts_learn_again_from_partway_through() {
     assert_eq!(backward, [22.25, 30.5, 29.5, 10.0]);
 }
 
-/// State values: one weight per position 0 to 4 (4 has no move).
-struct States(Mutex<[f32; 5]>);
-
-impl Values<usize> for States {
-    fn estimate(&self, board: usize) -> f32 {
-        self.0.lock().unwrap()[board]
-    }
-
-    fn update(&self, board: usize, amount: f32) -> f32 {
-        let mut weights = self.0.lock().unwrap();
-        weights[board] += amount;
-        weights[board]
-    }
-
-    fn feature_count(&self) -> usize {
-        1
-    }
-}
-
 #[test]
 fn state_values_move_towards_the_reward_and_the_next_position() {
-    let table = States(Mutex::new([10.0, 20.0, 30.0, 40.0, 50.0]));
+    let table = Table(Mutex::new([10.0, 20.0, 30.0, 40.0, 50.0]));
     let learning = Learning {
         alpha: 0.5,
         ..Learning::default()
