@@ -195,8 +195,9 @@ pub fn play_wide<R: Rng, W: Watch<WideBoard> + ?Sized>(
 }
 
 /// Plays one episode of `game` from a fresh board, choosing moves with
-/// [`best_move`] and learning as `learning` says (`None`: play only).
-/// `watch` follows the game (`&mut ()` for none).
+/// [`best_move`] and learning as `learning` says (`None`: play only): its
+/// mode, its target ([`crate::Target`]) and its restarts
+/// ([`crate::Restart`]). `watch` follows the game (`&mut ()` for none).
 pub fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     game: &G,
     values: &V,

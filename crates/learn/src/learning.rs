@@ -59,7 +59,8 @@ pub struct Learning {
     /// What each afterstate is moved towards.
     #[serde(default)]
     pub target: Target,
-    /// Restarts from partway through each episode (TD(0) only).
+    /// Restarts from partway through each episode; they learn by TD(0),
+    /// whatever `target` says.
     #[serde(default)]
     pub restart: Option<Restart>,
 }
