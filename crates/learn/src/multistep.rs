@@ -16,10 +16,15 @@ use crate::{Rules, Values};
 /// that made it.
 type Path<B> = Vec<(B, u32)>;
 
-/// Moves `afterstate` a step of `rate` towards `target`, from its value
-/// now; returns its new value.
+/// Moves `afterstate` (or a state) a step of `rate` towards `target`, from
+/// its value now; returns its new value.
 #[inline]
-fn instruct<B: Copy, V: Values<B>>(values: &V, afterstate: B, target: f32, rate: f32) -> f32 {
+pub(crate) fn instruct<B: Copy, V: Values<B>>(
+    values: &V,
+    afterstate: B,
+    target: f32,
+    rate: f32,
+) -> f32 {
     values.update(afterstate, rate * (target - values.estimate(afterstate)))
 }
 

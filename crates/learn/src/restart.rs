@@ -5,7 +5,7 @@
 use rand::Rng;
 
 use crate::episode::{Outcome, Watch, best_move};
-use crate::{Restart, Rules, Values};
+use crate::{Restart, Rules, Values, multistep};
 
 /// Plays an episode learning by TD(0) (during each game, or after it if
 /// `backward`), restarting as `restart` says; returns the first game's
@@ -51,9 +51,7 @@ fn game<G: Rules, V: Values<G::Board>, R: Rng>(
     watch: &mut impl Watch<G::Board>,
     path: &mut Vec<(G::Board, u32)>,
 ) -> Outcome {
-    let instruct = |afterstate, target: f32| {
-        values.update(afterstate, rate * (target - values.estimate(afterstate)))
-    };
+    let instruct = |afterstate, target| multistep::instruct(values, afterstate, target, rate);
     path.clear();
     while let Some(choice) = best_move(rules, values, board) {
         if let Some(before) = after.filter(|_| !backward) {

@@ -13,7 +13,7 @@ use board::Direction;
 use rand::Rng;
 
 use crate::episode::{Outcome, Watch};
-use crate::{Learning, Rules, Values};
+use crate::{Learning, Rules, Values, multistep};
 
 /// A move: its direction, afterstate and reward.
 type Move<B> = (Direction, B, u32);
@@ -53,9 +53,9 @@ pub fn play_states<G: Rules, V: Values<G::Board>, R: Rng>(
     watch: &mut impl Watch<G::Board>,
 ) -> Outcome {
     let rate = learning.map(|learning| learning.rate(values.feature_count()));
-    let instruct = |state, target: f32| {
+    let instruct = |state, target| {
         if let Some(rate) = rate {
-            values.update(state, rate * (target - values.estimate(state)));
+            multistep::instruct(values, state, target, rate);
         }
     };
     let mut board = game.initial(rng);

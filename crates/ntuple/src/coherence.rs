@@ -99,12 +99,7 @@ impl Coherence {
             .iter()
             .enumerate()
             .flat_map(|(number, pattern)| {
-                let symmetries = if pattern.is_isomorphic() {
-                    &crate::network::FEATURE_ORDER[..]
-                } else {
-                    &crate::network::FEATURE_ORDER[..1]
-                };
-                symmetries
+                crate::network::feature_symmetries(pattern)
                     .iter()
                     .map(move |&symmetry| (number, Read::new(*pattern, symmetry)))
             })
@@ -175,12 +170,7 @@ mod tests {
             let plain: Vec<Pattern> = patterns
                 .iter()
                 .flat_map(|pattern| {
-                    let symmetries = if pattern.is_isomorphic() {
-                        &crate::network::FEATURE_ORDER[..]
-                    } else {
-                        &crate::network::FEATURE_ORDER[..1]
-                    };
-                    symmetries
+                    crate::network::feature_symmetries(pattern)
                         .iter()
                         .map(|&symmetry| pattern.transformed(symmetry))
                 })

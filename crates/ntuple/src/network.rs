@@ -93,6 +93,17 @@ pub(crate) const FEATURE_ORDER: [Symmetry; 8] = [
     Symmetry::Transpose,
 ];
 
+/// The symmetries `pattern`'s features see the board through, in
+/// TDL2048+'s list order: the eight of [`FEATURE_ORDER`] for an isomorphic
+/// pattern, the identity alone otherwise.
+pub(crate) fn feature_symmetries(pattern: &Pattern) -> &'static [Symmetry] {
+    if pattern.is_isomorphic() {
+        &FEATURE_ORDER
+    } else {
+        &FEATURE_ORDER[..1]
+    }
+}
+
 /// How a network's features are read and summed: TDL2048+'s two orders,
 /// kept so that equal weights give bit-identical values.
 #[derive(Clone, Debug)]
@@ -130,12 +141,7 @@ impl Layout {
         }
         let features = tables
             .flat_map(|(pattern, base)| {
-                let symmetries = if pattern.is_isomorphic() {
-                    &FEATURE_ORDER[..]
-                } else {
-                    &FEATURE_ORDER[..1]
-                };
-                symmetries
+                feature_symmetries(&pattern)
                     .iter()
                     .map(move |&symmetry| ListFeature::new(pattern.transformed(symmetry), base))
             })
