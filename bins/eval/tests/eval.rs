@@ -467,11 +467,7 @@ fn an_evaluation_on_a_terminal_shows_its_progress() {
     assert!(shown.contains("/100 episodes, "), "{shown}");
     assert!(shown.contains("/s, ETA "), "{shown}");
     let output = eval(&args, dir.path());
-    let printed = text(&output.stdout) + &text(&output.stderr);
-    assert!(
-        !printed.contains("ETA") && !printed.contains('\x1b'),
-        "{printed}"
-    );
+    testkit::assert_no_bar(&output);
 }
 
 /// A network of state values (`train --states` records it) is played by

@@ -889,12 +889,7 @@ fn a_build_on_a_terminal_shows_its_progress() {
         "{shown}"
     );
     let output = tb_build(&["build", "l3.json", "32", "-o", "piped"], dir.path());
-    assert!(output.status.success(), "{}", text(&output.stderr));
-    let printed = text(&output.stdout) + &text(&output.stderr);
-    assert!(
-        !printed.contains("ETA") && !printed.contains('\x1b'),
-        "{printed}"
-    );
+    testkit::assert_no_bar(&output);
 }
 
 /// A layer file deleted after the build solved it (and removed its working

@@ -66,6 +66,20 @@ pub fn run_in_terminal(program: &str, args: &[&str], dir: &Path) -> String {
     shown
 }
 
+/// Checks that a run whose output went into pipes succeeded and printed
+/// only its lines: no progress bar, ETA or terminal escape.
+///
+/// # Panics
+/// If it failed or printed a bar.
+pub fn assert_no_bar(output: &Output) {
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let printed = text(&output.stdout) + &text(&output.stderr);
+    assert!(
+        !printed.contains("ETA") && !printed.contains('\x1b'),
+        "{printed}"
+    );
+}
+
 /// The folder of files written by TDL2048+ (`shared/fixtures/tdl2048`,
 /// the shared folder beside the repository, which CI has).
 ///
