@@ -163,7 +163,7 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("junk.nw"), b"not weights").unwrap();
     std::fs::write(dir.path().join("empty.txt"), "player:rndenv@1||rndenv@2\n").unwrap();
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 15] = [
         // No output over an input, or over another output.
         (
             &["-i", "junk.nw", "-e", "1", "--record", "junk.nw"],
@@ -186,7 +186,8 @@ fn bad_input_is_one_clear_line_and_a_failure() {
         ),
         (&["-n", "2x4patt"], "nothing to do"),
         (&["-n", "01z", "-e", "1"], "01z"),
-        (&["-n", "0123", "merge", "-e", "1"], "merge feature"),
+        (&["-n", "0123", "merge", "-e", "1"], "the merge feature"),
+        (&["-n", "0123", "num", "-e", "1"], "the num@lt feature"),
         (
             &["-n", "4x6patt", "-e", "1", "--memory", "1G"],
             "more than the 1 GiB allowed",

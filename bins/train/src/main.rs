@@ -9,7 +9,7 @@ use clap::Parser;
 use cli::{EpisodeBar, LearnArgs, PlayArgs};
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
-use learn::{Log, Mode, Plan, Player, Run, Target, Valued};
+use learn::{Carousel, Log, Mode, Plan, Player, Run, Target, Valued};
 use ntuple::{Metadata, Source};
 
 /// Trains an n-tuple network for 2048 by afterstate TD(0) learning, as
@@ -19,8 +19,9 @@ use ntuple::{Metadata, Source};
 #[command(name = "train", version)]
 struct Args {
     /// The network: built-in names (4x6patt, 8x6patt, 2x4patt, ...) and/or
-    /// patterns of hex cells (012345 456789); `!` after a pattern reads it
-    /// without isomorphism; `=VALUE` starts its weights at VALUE
+    /// patterns of hex cells (012345 456789), and TDL2048+'s statistic
+    /// features (mono, num, merge); `!` after a pattern reads it without
+    /// isomorphism; `=VALUE` starts its weights at VALUE
     /// (4x6patt=320000/norm: 320000 divided among the features, optimistic
     /// TD), `=+VALUE` adds VALUE to a loaded network's [default: 4x6patt,
     /// or the network of --input]
@@ -65,6 +66,21 @@ struct Args {
     #[arg(long)]
     states: bool,
 
+    /// Carousel shaping (TDL2048+'s -b), with TD(0): after each game, play
+    /// again from its last board that made a tile of BLOCK or more, its
+    /// large tiles raised to the next combination (2048, 4096, 4096 and
+    /// 2048, 8192, ...), until the combination would reach LIMIT; only the
+    /// first game counts in the statistics [default when given alone: 2048
+    /// 65536]
+    #[arg(
+        short = 'b',
+        long,
+        value_names = ["BLOCK", "LIMIT"],
+        num_args = 0..=2,
+        default_missing_value = "2048"
+    )]
+    block: Option<Vec<String>>,
+
     #[command(flatten)]
     learn: LearnArgs,
 
@@ -74,6 +90,27 @@ struct Args {
 
 fn main() -> ExitCode {
     cli::main_with("train", || train(Args::parse()))
+}
+
+/// The carousel shaping of `-b BLOCK [LIMIT]`: BLOCK a tile from 2 to
+/// 32768, LIMIT a combination above it, at most 65536 (the tiles a board
+/// holds).
+fn carousel(words: &[String]) -> anyhow::Result<Carousel> {
+    let number = |word: &String| word.parse::<u32>().ok();
+    let block = number(&words[0])
+        .filter(|block| block.is_power_of_two() && (2..=32768).contains(block))
+        .with_context(|| format!("-b {}: not a tile from 2 to 32768", words[0]))?;
+    let limit = match words.get(1) {
+        Some(word) => number(word)
+            .filter(|&limit| limit > block && limit <= 65536)
+            .with_context(|| {
+                format!(
+                    "-b {block} {word}: the limit is a sum of tiles above {block}, at most 65536"
+                )
+            })?,
+        None => Carousel::default().limit,
+    };
+    Ok(Carousel { block, limit })
 }
 
 fn train(args: Args) -> anyhow::Result<()> {
@@ -108,13 +145,20 @@ fn train(args: Args) -> anyhow::Result<()> {
     );
     cli::refuse_overlaps(&inputs, &outputs)?;
     let (seed_text, seed) = args.learn.seed(&args.play.run, &output.path)?;
-    let learning = args.learn.learning(args.tc)?;
+    let mut learning = args.learn.learning(args.tc)?;
+    learning.carousel = args.block.as_deref().map(carousel).transpose()?;
+    anyhow::ensure!(
+        learning.carousel.is_none()
+            || (learning.target == Target::OneStep && learning.restart.is_none()),
+        "-b learns by TD(0): not with -N, -l or --restarts"
+    );
     let valued = if args.states {
         anyhow::ensure!(
             learning.mode == Mode::Online
                 && learning.target == Target::OneStep
-                && learning.restart.is_none(),
-            "--states learns by TD(0) online: not with -m, -N, -l or --restarts"
+                && learning.restart.is_none()
+                && learning.carousel.is_none(),
+            "--states learns by TD(0) online: not with -m, -N, -l, --restarts or -b"
         );
         Valued::States
     } else {

@@ -107,6 +107,15 @@ fn bad_input_is_one_clear_line_and_a_failure() {
             "new/: a folder, not a file to save in",
         ),
         (&["--frobnicate"], "unexpected argument"),
+        (&["-b", "3000"], "-b 3000: not a tile from 2 to 32768"),
+        (
+            &["-b", "2048", "1024"],
+            "-b 2048 1024: the limit is a sum of tiles above 2048, at most 65536",
+        ),
+        (
+            &["-b", "-N", "3"],
+            "-b learns by TD(0): not with -N, -l or --restarts",
+        ),
     ];
     for (args, expected) in cases {
         let output = train(args, dir.path());
@@ -213,6 +222,12 @@ fn a_killed_tc_run_resumes_and_ends_as_an_uninterrupted_one() {
 fn killed_runs_of_longer_returns_resume_and_end_as_uninterrupted_ones() {
     killed_run_resumes(&["-N", "3"]);
     killed_run_resumes(&["-l", "0.5", "-m", "backward"]);
+}
+
+/// Carousel shaping too: its settings are in the checkpoints.
+#[test]
+fn a_killed_carousel_run_resumes_and_ends_as_an_uninterrupted_one() {
+    killed_run_resumes(&["-b", "64", "1024"]);
 }
 
 /// A checkpoint of another target is refused, and says so.
@@ -581,6 +596,31 @@ fn restarts_learn_from_more_games() {
     );
 }
 
+/// Carousel shaping learns from more games than the run counts (the
+/// library's tests check the updates and the statistics); the header says
+/// so.
+#[test]
+fn carousel_shaping_learns_from_more_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-n", "2x4patt", "-t", "1x200", "-s", "b", "-o"];
+    let output = train(
+        &[&args[..], &["b.nw", "-b", "128", "2048"]].concat(),
+        dir.path(),
+    );
+    let stdout = text(&output.stdout);
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        stdout.contains("mode = online, carousel from 128 up to 2048"),
+        "{stdout}"
+    );
+    let plain = train(&[&args[..], &["p.nw"]].concat(), dir.path());
+    assert!(plain.status.success());
+    assert_ne!(
+        std::fs::read(dir.path().join("b.nw")).unwrap(),
+        std::fs::read(dir.path().join("p.nw")).unwrap()
+    );
+}
+
 /// State-value TD: the header and the saved network say so (eval's tests
 /// play such a network), and it goes with TD(0) online only.
 #[test]
@@ -602,6 +642,6 @@ fn state_values_are_learnt_and_saved_as_such() {
     );
     assert_eq!(
         text(&output.stderr),
-        "train: --states learns by TD(0) online: not with -m, -N, -l or --restarts\n"
+        "train: --states learns by TD(0) online: not with -m, -N, -l, --restarts or -b\n"
     );
 }

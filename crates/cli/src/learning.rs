@@ -102,6 +102,7 @@ impl LearnArgs {
             },
             target,
             restart: self.restart(target)?,
+            carousel: None,
         })
     }
 
@@ -246,6 +247,9 @@ pub fn describe_learning(learning: &Learning, rate: f32) -> String {
     }
     if let Some(restart) = learning.restart {
         line += &format!(", restarts {restart}");
+    }
+    if let Some(carousel) = learning.carousel {
+        line += &format!(", carousel {carousel}");
     }
     line
 }

@@ -14,9 +14,13 @@ pub enum Error {
         /// The radix asked for.
         radix: u32,
     },
-    /// The `merge` pattern, which counts 2048's merges.
-    #[error("the merge feature counts 2048's merges; 2584 networks cannot use it")]
-    Merge,
+    /// A statistic feature (`merge`, `mono`, `num`), which reads 2048's
+    /// merges and tiles.
+    #[error("the {name} feature reads 2048's merges and tiles; 2584 networks use n-tuples only")]
+    Statistic {
+        /// The feature's name.
+        name: String,
+    },
     /// An episode record that is malformed or breaks the rules.
     #[error("record {record}, {place}: {problem}")]
     Record {

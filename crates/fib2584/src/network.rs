@@ -154,7 +154,7 @@ impl Network {
     /// `radix` values, refused if its tables need more than `limit` bytes.
     ///
     /// # Errors
-    /// [`Error::Radix`] and [`Error::Merge`] for what 2584 networks cannot
+    /// [`Error::Radix`] and [`Error::Statistic`] for what 2584 networks cannot
     /// hold; [`Error::Weights`] with `ntuple`'s [`ntuple::Error::TooLarge`]
     /// over the limit (before allocating), [`ntuple::Error::Memory`] if
     /// allocation fails and [`ntuple::Error::EmptyNetwork`] without patterns.
@@ -294,8 +294,10 @@ pub fn default_radix(patterns: &[Pattern]) -> u32 {
 
 /// Refuses what a 2584 network cannot hold.
 fn check(patterns: &[Pattern], radix: u32) -> Result<(), Error> {
-    if patterns.iter().any(Pattern::is_merge) {
-        return Err(Error::Merge);
+    if let Some(statistic) = patterns.iter().find(|pattern| pattern.is_statistic()) {
+        return Err(Error::Statistic {
+            name: statistic.to_string(),
+        });
     }
     if !(2..=MAX_RADIX).contains(&radix) {
         return Err(Error::Radix { radix });

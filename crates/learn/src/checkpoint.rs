@@ -6,7 +6,7 @@ use std::path::Path;
 use ntuple::{Metadata, Network};
 use serde::{Deserialize, Serialize};
 
-use crate::{Error, Learning, Plan, Restart, Stats};
+use crate::{Carousel, Error, Learning, Plan, Restart, Stats};
 
 /// The settings that decide a run's episodes: a checkpoint resumes only the
 /// run it was written by.
@@ -162,9 +162,17 @@ impl Settings {
         differ("norm", norm(theirs.norm), norm(ours.norm));
         differ("mode", theirs.mode.to_string(), ours.mode.to_string());
         differ("target", theirs.target.to_string(), ours.target.to_string());
-        let restart =
-            |restart: Option<Restart>| restart.map_or("none".to_owned(), |r| r.to_string());
-        differ("restarts", restart(theirs.restart), restart(ours.restart));
+        let text = |what: Option<&dyn std::fmt::Display>| {
+            what.map_or("none".to_owned(), |w| w.to_string())
+        };
+        let restart = |restart: &Option<Restart>| text(restart.as_ref().map(|r| r as _));
+        differ("restarts", restart(&theirs.restart), restart(&ours.restart));
+        let carousel = |carousel: &Option<Carousel>| text(carousel.as_ref().map(|c| c as _));
+        differ(
+            "carousel",
+            carousel(&theirs.carousel),
+            carousel(&ours.carousel),
+        );
         differ(
             "4-rate",
             self.four_rate.to_string(),

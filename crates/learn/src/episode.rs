@@ -196,8 +196,8 @@ pub fn play_wide<R: Rng, W: Watch<WideBoard> + ?Sized>(
 
 /// Plays one episode of `game` from a fresh board, choosing moves with
 /// [`best_move`] and learning as `learning` says (`None`: play only): its
-/// mode, its target ([`crate::Target`]) and its restarts
-/// ([`crate::Restart`]). `watch` follows the game (`&mut ()` for none).
+/// mode, its target ([`crate::Target`]), its restarts ([`crate::Restart`])
+/// and its carousel shaping ([`crate::Carousel`]). `watch` follows the game (`&mut ()` for none).
 pub fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     game: &G,
     values: &V,
@@ -214,6 +214,9 @@ pub fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     let after = learning.mode == Mode::Backward;
     if let Some(restart) = learning.restart {
         return crate::restart::play(game, values, (rate, after, restart), rng, watch);
+    }
+    if let Some(carousel) = learning.carousel {
+        return crate::carousel::play(game, values, (rate, after, carousel), rng, watch);
     }
     match learning.target {
         Target::OneStep => match learning.mode {

@@ -63,6 +63,42 @@ pub struct Learning {
     /// whatever `target` says.
     #[serde(default)]
     pub restart: Option<Restart>,
+    /// Carousel shaping: each episode a chain of games, each from a board
+    /// of the one before with its large tiles raised; they learn by TD(0),
+    /// whatever `target` says.
+    #[serde(default)]
+    pub carousel: Option<Carousel>,
+}
+
+/// Carousel shaping (TDL2048+'s `block` mode, `-b 2048 65536`): after each
+/// game, play again from the game's last afterstate whose move earned at
+/// least `block`, its large tiles raised to the next combination (2048,
+/// 4096, 4096 and 2048, 8192, ...), until the combination would reach
+/// `limit`. Late positions are learnt from long before games reach them.
+/// Only the first game counts in the statistics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Carousel {
+    /// The smallest tile of the combinations, and the reward that marks a
+    /// board to restart from (TDL2048+'s `block`, 2048 by default).
+    pub block: u32,
+    /// The combination at which the chain stops (TDL2048+'s `limit`, 65536
+    /// by default).
+    pub limit: u32,
+}
+
+impl Default for Carousel {
+    fn default() -> Self {
+        Self {
+            block: 2048,
+            limit: 65536,
+        }
+    }
+}
+
+impl fmt::Display for Carousel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "from {} up to {}", self.block, self.limit)
+    }
 }
 
 /// Matsuzaki's restarts (TDL2048+'s `restart` mode): after an episode of at
@@ -103,6 +139,7 @@ impl Default for Learning {
             mode: Mode::Online,
             target: Target::OneStep,
             restart: None,
+            carousel: None,
         }
     }
 }

@@ -31,6 +31,7 @@
 //! docs/learning.md in the repository describes the modes, the parallel
 //! runs and what they accept, and the measurements.
 
+mod carousel;
 pub mod checkpoint;
 mod episode;
 mod error;
@@ -48,7 +49,7 @@ mod stats;
 
 pub use episode::{GreedyMove, Outcome, Watch, best_move, play, play_searched, play_wide};
 pub use error::Error;
-pub use learning::{Learning, Mode, Restart, Target, Valued};
+pub use learning::{Carousel, Learning, Mode, Restart, Target, Valued};
 pub use log::Log;
 pub use rules::{Rules, Values};
 pub use run::{Agent, Block, Plan, Player, Run, play_episodes, run_blocks};

@@ -43,7 +43,7 @@ pub(crate) fn play<G: Rules, V: Values<G::Board>, R: Rng>(
 /// move is chosen (`after`, the afterstate the game was restarted from,
 /// first), or after it from the last afterstate to the first (`backward`).
 /// Leaves the game's afterstates and rewards in `path`.
-fn game<G: Rules, V: Values<G::Board>, R: Rng>(
+pub(crate) fn game<G: Rules, V: Values<G::Board>, R: Rng>(
     (rules, values): (&G, &V),
     (mut board, mut after): (G::Board, Option<G::Board>),
     (rate, backward): (f32, bool),

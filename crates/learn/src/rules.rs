@@ -34,6 +34,27 @@ pub trait Rules: Sync {
     /// every tile that may appear, each with its probability. What the
     /// player of state values ([`crate::Valued::States`]) chooses by.
     fn expected(&self, afterstate: Self::Board, value: impl FnMut(Self::Board) -> f32) -> f32;
+
+    /// The empty board, from which carousel shaping spawns an episode's
+    /// first tile ([`crate::Carousel`]); `None` (the default) where the game
+    /// offers no shaping, whose episodes are then one game.
+    fn empty(&self) -> Option<Self::Board> {
+        None
+    }
+
+    /// The kinds of tile on `board` as bits, for carousel shaping: bit 0 for
+    /// an empty cell, bit t for the tile of kind t (TDL2048+'s `scale`).
+    fn kinds(&self, board: Self::Board) -> u32 {
+        let _ = board;
+        0
+    }
+
+    /// `board` changed towards holding exactly the kinds of tile `kinds`,
+    /// for carousel shaping (TDL2048+'s `scale(kinds)`).
+    fn with_kinds(&self, board: Self::Board, kinds: u32) -> Self::Board {
+        let _ = kinds;
+        board
+    }
 }
 
 /// A learnable value function of afterstates, shared by threads.
@@ -94,6 +115,18 @@ impl Rules for SpawnRule {
     #[inline]
     fn max_tile(&self, board: Board) -> u8 {
         board.max_tile()
+    }
+
+    fn empty(&self) -> Option<Board> {
+        Some(Board::EMPTY)
+    }
+
+    fn kinds(&self, board: Board) -> u32 {
+        crate::carousel::kinds(board)
+    }
+
+    fn with_kinds(&self, board: Board, kinds: u32) -> Board {
+        crate::carousel::with_kinds(board, kinds).0
     }
 }
 

@@ -8,7 +8,7 @@
 
 use std::sync::Mutex;
 
-use learn::{Learning, Mode, Restart, Rules, Target, Values};
+use learn::{Carousel, Learning, Mode, Restart, Rules, Target, Values};
 use rand::Rng;
 
 const REWARDS: [u32; 4] = [2, 4, 8, 16];
@@ -78,6 +78,7 @@ fn learnt_with(mode: Mode, target: Target, restart: Option<Restart>) -> [f32; 4]
         mode,
         target,
         restart,
+        carousel: None,
     };
     let mut rng = rand_pcg::Pcg64::new(1, 1);
     let outcome = learn::play(&Chain, &table, Some(&learning), &mut rng, &mut ());
@@ -176,6 +177,96 @@ fn restarts_learn_again_from_partway_through() {
     // Backward: a3 to 0: 10; a2 (33) to 16 + 10 = 26: 29.5; a1 stays.
     let backward = learnt_with(Mode::Backward, Target::OneStep, restart);
     assert_eq!(backward, [22.25, 30.5, 29.5, 10.0]);
+}
+
+/// The chain of [`Chain`] at levels of shaping: the board is (position,
+/// level); moves and rewards are the chain's, whatever the level. Its
+/// kinds are 16 per level, and shaping to kinds k restarts from afterstate
+/// 1 at level k / 16. An episode's first tile is spawned on the board two
+/// before position 0.
+struct Levels;
+
+impl Rules for Levels {
+    type Board = (usize, u32);
+
+    fn initial<R: Rng>(&self, _: &mut R) -> (usize, u32) {
+        (0, 0)
+    }
+
+    fn afterstates(&self, (position, level): (usize, u32)) -> [Option<((usize, u32), u32)>; 4] {
+        Chain
+            .afterstates(position)
+            .map(|a| a.map(|(after, reward)| ((after, level), reward)))
+    }
+
+    fn spawn<R: Rng>(&self, (position, level): (usize, u32), _: &mut R) -> (usize, u32) {
+        (position.wrapping_add(1), level)
+    }
+
+    fn max_tile(&self, _: (usize, u32)) -> u8 {
+        0
+    }
+
+    fn expected(&self, _: (usize, u32), _: impl FnMut((usize, u32)) -> f32) -> f32 {
+        unreachable!("afterstate learning only")
+    }
+
+    fn empty(&self) -> Option<(usize, u32)> {
+        Some((usize::MAX - 1, 0))
+    }
+
+    fn kinds(&self, (_, level): (usize, u32)) -> u32 {
+        16 * level
+    }
+
+    fn with_kinds(&self, _: (usize, u32), kinds: u32) -> (usize, u32) {
+        (1, kinds / 16)
+    }
+}
+
+impl<const N: usize> Values<(usize, u32)> for Table<N> {
+    fn estimate(&self, (position, _): (usize, u32)) -> f32 {
+        Values::<usize>::estimate(self, position)
+    }
+
+    fn update(&self, (position, _): (usize, u32), amount: f32) -> f32 {
+        Values::<usize>::update(self, position, amount)
+    }
+
+    fn feature_count(&self) -> usize {
+        1
+    }
+}
+
+#[test]
+fn carousel_shaping_plays_on_from_raised_boards() {
+    // Block 16: the game of four moves (TD(0) as above) ends with a3, whose
+    // move earned 16, at level 0: kinds 0 + 16 = 16, below the limit 48, so
+    // the next game restarts from afterstate 1 at level 1, then again at
+    // level 2 (16 + 16 = 32), and stops at 48.
+    let shaped = |mode| {
+        let table = Table(Mutex::new(START));
+        let learning = Learning {
+            alpha: 0.5,
+            mode,
+            carousel: Some(Carousel {
+                block: 16,
+                limit: 48,
+            }),
+            ..Learning::default()
+        };
+        let mut rng = rand_pcg::Pcg64::new(1, 1);
+        let outcome = learn::play(&Levels, &table, Some(&learning), &mut rng, &mut ());
+        assert_eq!((outcome.score, outcome.moves), (30, 4), "the first game's");
+        table.0.into_inner().unwrap()
+    };
+    // Online, each later game first moves a1 (29) to 8 + V(a2) 43 = 51: 40;
+    // a2 to 16 + V(a3) 20 = 36: 39.5; a3 to 0: 10. The third: a1 to 8 +
+    // 39.5 = 47.5: 43.75; a2 to 16 + 10 = 26: 32.75; a3 to 0: 5.
+    assert_eq!(shaped(Mode::Online), [17.0, 43.75, 32.75, 5.0]);
+    // Backward, from the end of each game: a3 to 0: 10; a2 (33) to 16 + 10
+    // = 26: 29.5; then a3: 5; a2 to 16 + 5 = 21: 25.25. a1 stays.
+    assert_eq!(shaped(Mode::Backward), [22.25, 30.5, 25.25, 5.0]);
 }
 
 #[test]

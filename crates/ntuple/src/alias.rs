@@ -32,6 +32,11 @@ pub const ALIASES: &[(&str, &str)] = &[
     ("4x8patt", "01234567 456789ab 01245689 0123458c"),
     ("2x7patt", "0123456 456789a"),
     ("3x7patt", "0123456 456789a 89abcde"),
+    // TDL2048+'s statistic features (ntuple::Pattern names each table).
+    ("mono", "m@0123 m@4567"),
+    ("mono/0123", "m@0123"),
+    ("mono/4567", "m@4567"),
+    ("num", "num@lt num@st"),
 ];
 
 /// Reads a network description: a list of alias names and patterns, in

@@ -34,6 +34,7 @@ mod alias;
 mod atomic;
 mod coherence;
 mod error;
+mod features;
 mod file;
 mod initial;
 mod memory;
@@ -41,6 +42,7 @@ mod network;
 mod pattern;
 mod source;
 mod stages;
+mod statistic;
 mod table;
 mod tdl2048;
 

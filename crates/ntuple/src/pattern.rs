@@ -1,4 +1,5 @@
-//! Patterns: the n-tuples of cells whose tiles index a weight table.
+//! Patterns: what indexes a weight table, the n-tuples of cells whose tiles
+//! make the index or TDL2048+'s statistic features.
 
 use std::fmt;
 use std::str::FromStr;
@@ -6,14 +7,15 @@ use std::str::FromStr;
 use board::Board;
 
 use crate::Error;
+use crate::statistic::{self, Kind};
 
 /// The most cells a pattern may have: 16^8 entries (16 GiB of `f32`) is the
 /// largest table any known network uses, and the index fits a `u32`.
 pub const MAX_CELLS: usize = 8;
 
 /// What indexes one weight table: an n-tuple of up to eight distinct cells,
-/// written as hex digits (`012345` is cells 0 to 5), or TDL2048+'s `merge`
-/// statistic.
+/// written as hex digits (`012345` is cells 0 to 5), or one of TDL2048+'s
+/// statistic features.
 ///
 /// The index of a board is the sum of `tile(cells[j]) << 4j`: the first cell
 /// is the least significant nibble, as in TDL2048+. An *isomorphic* pattern
@@ -21,10 +23,19 @@ pub const MAX_CELLS: usize = 8;
 /// table holds the weights of eight features; a trailing `!` (`0123!`) makes
 /// it read the board only as it is, as in the course's 8x4 network.
 ///
-/// `merge` is TDL2048+'s statistic feature of the same name: a table of 2^16
-/// weights, read once on the board, indexed by the number of merges (0 to 2)
-/// a left move would make in each row (bits `2r..2r+2`) and an up move in
-/// each column (bits `8+2c..8+2c+2`).
+/// The statistic features, named as TDL2048+ names their tables:
+/// - `merge`: 2^16 weights, read once on the board, indexed by the number
+///   of merges (0 to 2) a left move would make in each row (bits
+///   `2r..2r+2`) and an up move in each column (bits `8+2c..8+2c+2`);
+/// - `m@0123` and `m@4567` (the `mono` network): 2^24 weights, read on the
+///   eight images of the board, indexed by the order of the tiles along
+///   the outer row and its neighbour (`m@0123`) or the two inner rows
+///   (`m@4567`): for each line, two bits for each of its six pairs of
+///   cells, saying which tile is at least the other;
+/// - `num@lt` and `num@st` (the `num` network): 2^24 weights, read once,
+///   indexed by how many tiles the board holds of each of 256 to 32768, or
+///   how many empty cells and tiles of each of 2 to 128 (three bits each,
+///   at most 7).
 ///
 /// ```
 /// use ntuple::Pattern;
@@ -41,19 +52,72 @@ pub struct Pattern {
     /// The number of cells; 0 for `merge`.
     len: u8,
     isomorphic: bool,
+    kind: Kind,
 }
 
 impl Pattern {
     /// TDL2048+'s `merge` statistic: merges per row and column.
-    pub const MERGE: Pattern = Pattern {
-        cells: [0; MAX_CELLS],
-        len: 0,
-        isomorphic: false,
-    };
+    pub const MERGE: Pattern = Self::statistic(Kind::Merge);
+
+    /// TDL2048+'s `m@0123` statistic: the order of the tiles along the
+    /// outer row and the row beside it, on each image of the board.
+    pub const MONO_OUTER: Pattern = Self::lines([0, 1, 2, 3, 4, 5, 6, 7]);
+
+    /// TDL2048+'s `m@4567` statistic: the order of the tiles along the two
+    /// inner rows, on each image of the board.
+    pub const MONO_INNER: Pattern = Self::lines([4, 5, 6, 7, 8, 9, 10, 11]);
+
+    /// TDL2048+'s `num@lt` statistic: the number of tiles of each of 256 to
+    /// 32768.
+    pub const LARGE_TILES: Pattern = Self::statistic(Kind::LargeTiles);
+
+    /// TDL2048+'s `num@st` statistic: the number of empty cells and of
+    /// tiles of each of 2 to 128.
+    pub const SMALL_TILES: Pattern = Self::statistic(Kind::SmallTiles);
+
+    /// The statistic features, as they are named.
+    const STATISTICS: [(&'static str, Pattern); 5] = [
+        ("merge", Self::MERGE),
+        ("m@0123", Self::MONO_OUTER),
+        ("m@4567", Self::MONO_INNER),
+        ("num@lt", Self::LARGE_TILES),
+        ("num@st", Self::SMALL_TILES),
+    ];
+
+    /// A statistic read once on the board, of no cells.
+    const fn statistic(kind: Kind) -> Self {
+        Self {
+            cells: [0; MAX_CELLS],
+            len: 0,
+            isomorphic: false,
+            kind,
+        }
+    }
+
+    /// A monotonicity statistic over two lines of four cells.
+    const fn lines(cells: [u8; MAX_CELLS]) -> Self {
+        Self {
+            cells,
+            len: MAX_CELLS as u8,
+            isomorphic: true,
+            kind: Kind::Monotonicity,
+        }
+    }
 
     /// Whether this is the `merge` statistic rather than an n-tuple.
     pub const fn is_merge(&self) -> bool {
-        self.len == 0
+        matches!(self.kind, Kind::Merge)
+    }
+
+    /// Whether this is one of the statistic features rather than an
+    /// n-tuple.
+    pub const fn is_statistic(&self) -> bool {
+        !matches!(self.kind, Kind::Tuple)
+    }
+
+    /// What its index is made of.
+    pub(crate) const fn kind(&self) -> Kind {
+        self.kind
     }
 
     /// The pattern over `cells`, read on all eight symmetric images if
@@ -90,10 +154,13 @@ impl Pattern {
             cells: stored,
             len: cells.len() as u8,
             isomorphic,
+            kind: Kind::Tuple,
         })
     }
 
-    /// The cells, first (least significant) first; none for `merge`.
+    /// The cells, first (least significant) first; none for the statistics
+    /// read on the whole board (`merge`, `num@lt`, `num@st`), the two lines
+    /// of a monotonicity statistic.
     pub fn cells(&self) -> &[u8] {
         &self.cells[..usize::from(self.len)]
     }
@@ -108,20 +175,17 @@ impl Pattern {
         if self.isomorphic { 8 } else { 1 }
     }
 
-    /// The number of entries in its table, 16^n (2^16 for `merge`).
+    /// The number of entries in its table, 16^n (2^16 for `merge`, 2^24 for
+    /// the other statistics).
     pub const fn table_len(&self) -> usize {
         self.entries(16)
     }
 
     /// The number of entries of the pattern's table when a cell takes
     /// `radix` values (16 in 2048; the tile kinds kept apart in other
-    /// games): radix^n for n cells. The merge feature always has 2^16.
+    /// games): radix^n for n cells. Statistics have a size of their own.
     pub const fn entries(&self, radix: u32) -> usize {
-        if self.is_merge() {
-            1 << 16
-        } else {
-            (radix as usize).pow(self.len as u32)
-        }
+        self.kind.entries(self.len as u32, radix)
     }
 
     /// This pattern with its cells moved by `symmetry`: the feature that
@@ -139,7 +203,7 @@ impl Pattern {
     /// order: then one `pext` with this mask is the index. `None` otherwise.
     pub(crate) fn pext_mask(&self) -> Option<u64> {
         let cells = self.cells();
-        if self.is_merge() {
+        if self.is_statistic() {
             return None;
         }
         cells
@@ -151,54 +215,29 @@ impl Pattern {
     /// The index of `board` in this pattern's table, cell by cell: the plain
     /// definition the fast paths are tested against.
     pub fn index(&self, board: Board) -> usize {
-        if self.is_merge() {
-            return merge_index(board);
-        }
-        self.cells()
-            .iter()
-            .enumerate()
-            .map(|(j, &cell)| usize::from(board.tile(usize::from(cell))) << (4 * j))
-            .sum()
-    }
-}
-
-/// TDL2048+'s `merge` index: the merges of each row, then of each column.
-fn merge_index(board: Board) -> usize {
-    let transposed = board.transpose();
-    (0..4).fold(0, |index, line| {
-        let row = merges((board.raw() >> (16 * line)) as u16);
-        let column = merges((transposed.raw() >> (16 * line)) as u16);
-        index | row << (2 * line) | column << (8 + 2 * line)
-    })
-}
-
-/// The number of merges sliding a line of four nibbles makes (either way:
-/// a run of k equal tiles gives k / 2 merges from either end).
-fn merges(line: u16) -> usize {
-    let mut count = 0;
-    let mut open: Option<u16> = None;
-    for tile in (0..4)
-        .map(|i| (line >> (4 * i)) & 0xF)
-        .filter(|&tile| tile != 0)
-    {
-        if open == Some(tile) {
-            count += 1;
-            open = None;
-        } else {
-            open = Some(tile);
+        match self.kind {
+            Kind::Tuple => self
+                .cells()
+                .iter()
+                .enumerate()
+                .map(|(j, &cell)| usize::from(board.tile(usize::from(cell))) << (4 * j))
+                .sum(),
+            Kind::Merge => statistic::merge_index(board),
+            Kind::Monotonicity => statistic::monotonicity(board, self.cells()),
+            Kind::LargeTiles => statistic::large_tiles(board),
+            Kind::SmallTiles => statistic::small_tiles(board),
         }
     }
-    count
 }
 
 impl FromStr for Pattern {
     type Err = Error;
 
     /// Reads hex digits, one per cell, with an optional trailing `!` for a
-    /// pattern without isomorphism.
+    /// pattern without isomorphism, or a statistic's name.
     fn from_str(input: &str) -> Result<Self, Error> {
-        if input == "merge" {
-            return Ok(Self::MERGE);
+        if let Some(&(_, statistic)) = Self::STATISTICS.iter().find(|(name, _)| *name == input) {
+            return Ok(statistic);
         }
         let (digits, isomorphic) = match input.strip_suffix('!') {
             Some(digits) => (digits, false),
@@ -223,11 +262,18 @@ impl FromStr for Pattern {
 }
 
 impl fmt::Display for Pattern {
-    /// The hex digits, with `!` after a pattern without isomorphism, or
-    /// `merge`.
+    /// The hex digits, with `!` after a pattern without isomorphism, or a
+    /// statistic's name.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.is_merge() {
-            return f.write_str("merge");
+        if let Some((name, _)) = Self::STATISTICS.iter().find(|(_, pattern)| pattern == self) {
+            return f.write_str(name);
+        }
+        if self.kind == Kind::Monotonicity {
+            // A feature of m@0123 or m@4567 on an image: its first line.
+            f.write_str("m@")?;
+            return self.cells[..4]
+                .iter()
+                .try_for_each(|cell| write!(f, "{cell:x}"));
         }
         for cell in self.cells() {
             write!(f, "{cell:x}")?;
@@ -253,7 +299,7 @@ pub(crate) fn same_tables(a: &[Pattern], b: &[Pattern]) -> bool {
 /// Whether two patterns read the same table (isomorphism aside, which
 /// TDL2048+'s weight files do not record).
 pub(crate) fn same_table(a: &Pattern, b: &Pattern) -> bool {
-    a.cells() == b.cells() && a.is_merge() == b.is_merge()
+    a.cells() == b.cells() && a.kind == b.kind
 }
 
 #[cfg(test)]
@@ -297,14 +343,23 @@ mod tests {
     }
 
     #[test]
-    fn merge_counts_merges_per_row_and_column() {
+    fn statistics_are_named_as_in_tdl2048() {
         // Row 0: 2 2 4 4 (two merges); column 0: 2 . 2 . (one merge).
         let board: Board = "2 2 4 4 / . . . . / 2 . . . / . . . .".parse().unwrap();
         let merge: Pattern = "merge".parse().unwrap();
         assert_eq!(merge.index(board), 0b10 | 0b01 << 8);
-        assert_eq!(merge.to_string(), "merge");
-        assert_eq!(merge.table_len(), 65536);
-        assert_eq!(merge.features(), 1);
+        assert_eq!((merge.table_len(), merge.features()), (65536, 1));
+        for (name, pattern) in Pattern::STATISTICS {
+            assert_eq!(name.parse::<Pattern>().unwrap(), pattern);
+            assert_eq!(pattern.to_string(), name);
+            assert!(pattern.is_statistic() && pattern.pext_mask().is_none());
+        }
+        for pattern in [Pattern::MONO_OUTER, Pattern::LARGE_TILES] {
+            assert_eq!(pattern.table_len(), 1 << 24);
+        }
+        assert_eq!(Pattern::MONO_INNER.features(), 8);
+        assert_eq!(Pattern::SMALL_TILES.features(), 1);
+        assert!("m@0123!".parse::<Pattern>().is_err());
     }
 
     #[test]

@@ -208,7 +208,7 @@ pub(crate) fn read_tdl2048(
             }
             _ => {
                 return Err(bad(format!(
-                    "table {name:?} ({entries} entries) is not an n-tuple or merge table 2048lab reads"
+                    "table {name:?} ({entries} entries) is not an n-tuple or statistic table 2048lab reads"
                 )));
             }
         };
@@ -329,7 +329,7 @@ fn name_of(pattern: &Pattern) -> String {
 fn name_bytes(pattern: &Pattern, stage: usize) -> Option<[u8; 8]> {
     let name = name_of(pattern);
     let mut bytes = [b' '; 8];
-    if pattern.is_merge() {
+    if pattern.is_statistic() {
         bytes[..name.len()].copy_from_slice(name.as_bytes());
         return (stage == 0).then_some(bytes);
     }

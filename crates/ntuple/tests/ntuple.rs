@@ -36,6 +36,10 @@ static TEST_NETWORKS: std::sync::LazyLock<Vec<(&str, Network)>> = std::sync::Laz
         "0123! 159d! 8c40!",
         "2x4patt 37b!",
         "0123 merge",
+        // Statistics: monotonicity read on the eight images in the walk, and
+        // the tile counts in the list.
+        "0123 m@4567",
+        "01! num@st m@0123",
     ]
     .into_iter()
     .enumerate()
@@ -414,6 +418,42 @@ fn tdl2048_files_round_trip_byte_for_byte() {
         } else {
             assert_eq!(bytes, std::fs::read(&original).unwrap(), "{file}");
         }
+    }
+}
+
+/// A network of the test set, by its patterns.
+fn test_network(patterns: &str) -> &'static Network {
+    &TEST_NETWORKS
+        .iter()
+        .find(|(name, _)| *name == patterns)
+        .expect("a test network")
+        .1
+}
+
+#[test]
+fn statistic_tables_keep_their_names_in_both_formats() {
+    let dir = tempfile::tempdir().unwrap();
+    // TDL2048+'s format: text names, and the network rebuilt from them.
+    let network = test_network("0123 m@4567");
+    let path = dir.path().join("stat.w");
+    network.save_tdl2048(&path).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let second_table = 1 + 4 + (1 + 8 + 2 + 8 + 4 * 65536 + 2);
+    assert_eq!(&bytes[second_table + 1..second_table + 9], b"m@4567  ");
+    let loaded = Network::open(&path, None, u64::MAX).unwrap().network;
+    assert_eq!(loaded.patterns(), network.patterns());
+    // 2048lab's format, with tables read once on the board.
+    let network = test_network("01! num@st m@0123");
+    let path = dir.path().join("stat.nw");
+    network.save(&path, &metadata()).unwrap();
+    let reloaded = Network::load(&path, None).unwrap().network;
+    assert_eq!(reloaded.patterns(), network.patterns());
+    for board in sample_boards() {
+        assert_eq!(
+            loaded.estimate(board),
+            test_network("0123 m@4567").estimate(board)
+        );
+        assert_eq!(reloaded.estimate(board), network.estimate(board));
     }
 }
 

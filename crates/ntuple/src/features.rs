@@ -1,0 +1,307 @@
+//! Features: a table and how a board becomes its index, on the fastest path
+//! each pattern allows, and the order in which TDL2048+ lists them.
+
+use std::sync::atomic::AtomicU32;
+
+use board::bits::pext;
+use board::{Board, Symmetry};
+
+use crate::Pattern;
+use crate::statistic::{Kind, LINE_ORDERS};
+
+/// How a board becomes a table's index, on the fastest path the pattern
+/// allows.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Indexer {
+    /// One `pext` of the pattern's cells, which increase.
+    Pext(u64),
+    /// `m@0123` or `m@4567` (whose lines are two rows, read left to right):
+    /// each row's code looked up by its nibbles, 16 bits from this shift
+    /// and the next 16, instead of six comparisons a row.
+    Rows(u32),
+    /// Cell by cell, or the statistic's own definition.
+    Cells(Pattern),
+}
+
+impl Indexer {
+    pub(crate) fn new(pattern: Pattern) -> Self {
+        if let Some(mask) = pattern.pext_mask() {
+            return Self::Pext(mask);
+        }
+        match pattern {
+            Pattern::MONO_OUTER => Self::Rows(0),
+            Pattern::MONO_INNER => Self::Rows(16),
+            _ => Self::Cells(pattern),
+        }
+    }
+
+    /// The index of `board`, below the pattern's table length.
+    #[inline(always)]
+    pub(crate) fn index(&self, board: Board) -> usize {
+        match *self {
+            Self::Pext(mask) => pext(board.raw(), mask) as usize,
+            Self::Rows(shift) => {
+                let row =
+                    |shift: u32| usize::from(LINE_ORDERS[(board.raw() >> shift) as u16 as usize]);
+                // Each row's code has 12 bits: the index is below 2^24.
+                row(shift) | row(shift + 16) << 12
+            }
+            Self::Cells(pattern) => pattern.index(board),
+        }
+    }
+}
+
+/// A feature of TDL2048+'s list order: the pattern's own indexer, read on
+/// the image of the board ([`images`]) that brings the feature's cells to
+/// the pattern's, so that a feature of an isomorphic pattern takes the
+/// pattern's fast path whatever its symmetry.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ImageIndexer {
+    image: usize,
+    indexer: Indexer,
+}
+
+impl ImageIndexer {
+    /// The features of `pattern`, in TDL2048+'s list order.
+    pub(crate) fn of(pattern: Pattern) -> impl Iterator<Item = Self> {
+        feature_symmetries(&pattern)
+            .iter()
+            .map(move |&symmetry| Self::new(pattern, symmetry))
+    }
+
+    /// `pattern`'s feature seen through `symmetry`.
+    fn new(pattern: Pattern, symmetry: Symmetry) -> Self {
+        let feature = pattern.transformed(symmetry);
+        // Cell i of this board holds tile i: an image's tile at a cell names
+        // the board's cell it shows there.
+        let cells = images(Board::from_raw(0xfedc_ba98_7654_3210));
+        let image = (0..8)
+            .find(|&image| {
+                let shown = |&cell: &u8| cells[image].tile(usize::from(cell));
+                pattern
+                    .cells()
+                    .iter()
+                    .map(shown)
+                    .eq(feature.cells().iter().copied())
+            })
+            .expect("every symmetry is one of the eight images");
+        Self {
+            image,
+            indexer: Indexer::new(pattern),
+        }
+    }
+
+    /// Whether it reads the board itself, not another image.
+    pub(crate) fn reads_the_board(&self) -> bool {
+        self.image == 0
+    }
+
+    /// The `pext` mask that is its index, when it reads the board itself
+    /// by one `pext`.
+    pub(crate) fn mask_on_the_board(&self) -> Option<u64> {
+        match self.indexer {
+            Indexer::Pext(mask) if self.reads_the_board() => Some(mask),
+            _ => None,
+        }
+    }
+
+    /// The feature's index on the board whose images are `images`.
+    #[inline(always)]
+    pub(crate) fn index(&self, images: &[Board; 8]) -> usize {
+        self.indexer.index(images[self.image])
+    }
+
+    /// The feature's index on `board`, when it reads the board itself.
+    #[inline(always)]
+    pub(crate) fn index_on_the_board(&self, board: Board) -> usize {
+        debug_assert!(self.reads_the_board());
+        self.indexer.index(board)
+    }
+}
+
+/// The eight images of `board` in the order the estimates visit them: the
+/// board, then alternately flipped top to bottom and transposed.
+#[inline(always)]
+pub(crate) fn images(board: Board) -> [Board; 8] {
+    let mut images = [board; 8];
+    for image in 1..8 {
+        images[image] = if image % 2 == 1 {
+            images[image - 1].flip()
+        } else {
+            images[image - 1].transpose()
+        };
+    }
+    images
+}
+
+/// A weight table's feature: where the table starts, and how a board
+/// becomes its index.
+pub(crate) trait Feature {
+    /// The weight `board` selects.
+    fn entry(&self, board: Board) -> &AtomicU32;
+}
+
+/// A feature by its pattern's indexer (any pattern).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TableFeature {
+    pub(crate) indexer: Indexer,
+    /// The first entry of its table, which has the pattern's entries.
+    pub(crate) base: *const AtomicU32,
+}
+
+impl Feature for TableFeature {
+    #[inline(always)]
+    fn entry(&self, board: Board) -> &AtomicU32 {
+        let index = self.indexer.index(board);
+        // SAFETY: an indexer's index is below its pattern's table length;
+        // the network owns the table and keeps it mapped as long as `self`
+        // can be reached through it.
+        unsafe { &*self.base.add(index) }
+    }
+}
+
+/// A feature whose cells increase, indexed by one `pext`: the fast path
+/// of the image walk, without a branch on the indexer's kind.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PextFeature {
+    pub(crate) mask: u64,
+    /// The first entry of its table, which has 16^(cells) entries.
+    pub(crate) base: *const AtomicU32,
+}
+
+impl Feature for PextFeature {
+    #[inline(always)]
+    fn entry(&self, board: Board) -> &AtomicU32 {
+        let index = pext(board.raw(), self.mask) as usize;
+        // SAFETY: the mask has 4 bits per cell, so the index is below 16^n,
+        // the table's length; the table lives as long as the network.
+        unsafe { &*self.base.add(index) }
+    }
+}
+
+/// The order in which TDL2048+ lists the eight features of an isomorphic
+/// pattern (`0123 37bf fedc c840 cdef fb73 3210 048c` for `0123`).
+pub(crate) const FEATURE_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::RotateClockwise,
+    Symmetry::Rotate180,
+    Symmetry::RotateAnticlockwise,
+    Symmetry::Flip,
+    Symmetry::AntiTranspose,
+    Symmetry::Mirror,
+    Symmetry::Transpose,
+];
+
+/// The order in which TDL2048+ lists the eight features of a monotonicity
+/// statistic (`m@0123 m@37bf m@fedc m@c840 m@3210 m@fb73 m@cdef m@048c`):
+/// [`FEATURE_ORDER`] with the flip and the mirror swapped.
+const MONOTONICITY_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::RotateClockwise,
+    Symmetry::Rotate180,
+    Symmetry::RotateAnticlockwise,
+    Symmetry::Mirror,
+    Symmetry::AntiTranspose,
+    Symmetry::Flip,
+    Symmetry::Transpose,
+];
+
+/// The symmetries `pattern`'s features see the board through, in
+/// TDL2048+'s list order: eight for an isomorphic pattern, the identity
+/// alone otherwise.
+pub(crate) fn feature_symmetries(pattern: &Pattern) -> &'static [Symmetry] {
+    match (pattern.is_isomorphic(), pattern.kind()) {
+        (false, _) => &FEATURE_ORDER[..1],
+        (true, Kind::Monotonicity) => &MONOTONICITY_ORDER,
+        (true, _) => &FEATURE_ORDER,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_patterns;
+
+    /// Every feature's index, in TDL2048+'s list order, against the indices
+    /// TDL2048+ itself computed for the network `0123 mono num`
+    /// (tests/fixtures/README.md says how), cell by cell and on the fast
+    /// paths of the list order.
+    #[test]
+    fn features_index_boards_as_tdl2048s_do() {
+        let fixture = include_str!("../tests/fixtures/tdl2048-statistic-indices.tsv");
+        let patterns = parse_patterns(["0123 mono num"]).unwrap();
+        let plain: Vec<Pattern> = patterns
+            .iter()
+            .flat_map(|pattern| {
+                feature_symmetries(pattern)
+                    .iter()
+                    .map(|&symmetry| pattern.transformed(symmetry))
+            })
+            .collect();
+        let listed: Vec<ImageIndexer> =
+            patterns.iter().flat_map(|&p| ImageIndexer::of(p)).collect();
+        let mut boards = 0;
+        for line in fixture.lines().filter(|line| !line.starts_with('#')) {
+            let mut fields = line.split('\t');
+            let raw = fields.next().unwrap().trim_start_matches("0x");
+            let board = Board::from_raw(u64::from_str_radix(raw, 16).unwrap());
+            let expected: Vec<usize> = fields.map(|field| field.parse().unwrap()).collect();
+            let indices: Vec<usize> = plain.iter().map(|f| f.index(board)).collect();
+            assert_eq!(indices, expected, "{board:?}");
+            let images = images(board);
+            let indices: Vec<usize> = listed.iter().map(|f| f.index(&images)).collect();
+            assert_eq!(indices, expected, "{board:?}");
+            boards += 1;
+        }
+        assert_eq!(boards, 120);
+    }
+
+    /// Every feature of the list order takes its pattern's fast path, and
+    /// gives the plain index of the pattern seen through its symmetry.
+    #[test]
+    fn features_read_on_images_are_the_plain_ones() {
+        let networks = [
+            "4x6patt",
+            "2x4patt",
+            "8x4patt",
+            "3210 0145! 01489a",
+            "mono num merge",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        for network in networks {
+            let patterns = parse_patterns([network]).unwrap();
+            let listed: Vec<ImageIndexer> =
+                patterns.iter().flat_map(|&p| ImageIndexer::of(p)).collect();
+            let plain: Vec<Pattern> = patterns
+                .iter()
+                .flat_map(|pattern| {
+                    feature_symmetries(pattern)
+                        .iter()
+                        .map(|&symmetry| pattern.transformed(symmetry))
+                })
+                .collect();
+            assert_eq!(listed.len(), plain.len());
+            for feature in &listed {
+                let slow = matches!(feature.indexer, Indexer::Cells(p) if !p.is_statistic() || p.kind() == Kind::Monotonicity);
+                assert!(
+                    !slow || network == "3210 0145! 01489a",
+                    "{network}: {feature:?}"
+                );
+            }
+            for _ in 0..200 {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1);
+                let board = Board::from_raw(state);
+                let images = images(board);
+                for (listed, feature) in listed.iter().zip(&plain) {
+                    assert_eq!(
+                        listed.index(&images),
+                        feature.index(board),
+                        "{network} {feature}"
+                    );
+                }
+            }
+        }
+    }
+}
