@@ -36,7 +36,79 @@ pub struct Options {
     /// fill the second column
     #[arg(long, value_name = "FILE", conflicts_with = "vs")]
     pub tdl2048: Option<PathBuf>,
+    /// Also measure each learning method's training speed: 4x6patt, one
+    /// thread, TDL2048+'s options for the same method in its column
+    #[arg(long)]
+    pub methods: bool,
 }
+
+/// A learning method `--methods` measures.
+struct Method {
+    name: &'static str,
+    /// `train`'s options.
+    ours: &'static [&'static str],
+    /// TDL2048+'s options for the same method, where it has it.
+    theirs: Option<&'static [&'static str]>,
+}
+
+/// The learning methods `--methods` measures.
+const METHODS: &[Method] = &[
+    Method {
+        name: "TD(0) online",
+        ours: &[],
+        theirs: Some(&[]),
+    },
+    Method {
+        name: "TD(0) backward",
+        ours: &["-m", "backward"],
+        theirs: Some(&["-tt", "backward"]),
+    },
+    Method {
+        name: "5-step TD",
+        ours: &["-N", "5"],
+        theirs: Some(&["-N", "5"]),
+    },
+    Method {
+        name: "TD(0.5) over the episode",
+        ours: &["-l", "0.5"],
+        theirs: Some(&["-l", "0.5"]),
+    },
+    Method {
+        name: "TD(0.5) over 5 moves",
+        ours: &["-l", "0.5", "5"],
+        theirs: Some(&["-l", "0.5", "5"]),
+    },
+    Method {
+        name: "temporal coherence",
+        ours: &["--tc"],
+        theirs: Some(&["-a", "1.0"]),
+    },
+    Method {
+        name: "optimistic start",
+        ours: &["-n", "4x6patt=320000/norm"],
+        theirs: Some(&["-n", "4x6patt=320000/norm"]),
+    },
+    Method {
+        name: "restarts",
+        ours: &["--restarts"],
+        theirs: Some(&["-tt", "restart"]),
+    },
+    Method {
+        name: "carousel shaping",
+        ours: &["-b", "2048"],
+        theirs: Some(&["-b", "2048"]),
+    },
+    Method {
+        name: "statistic features",
+        ours: &["-n", "4x6patt", "mono", "num"],
+        theirs: Some(&["-n", "4x6patt", "mono", "num"]),
+    },
+    Method {
+        name: "state values",
+        ours: &["--states"],
+        theirs: None,
+    },
+];
 
 /// One figure, measured over the rounds, for this build and maybe another.
 #[derive(Debug)]
@@ -158,6 +230,15 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                     }
                 }
             }
+            if options.methods {
+                measure_methods(
+                    options,
+                    (build, folder),
+                    (round, runs, &plan),
+                    scratch,
+                    &mut rows,
+                )?;
+            }
             if let Some(network) = options.networks.first().filter(|_| has("eval")) {
                 let weights = format!("{network}.nw");
                 for (depth, games) in [("2p", if options.quick { 1 } else { 10 }), ("3p", 1)] {
@@ -239,6 +320,61 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
         }
     }
     Ok(rows)
+}
+
+/// The training speed of every method of [`METHODS`] for `build`, and of
+/// TDL2048+'s after each where it is given and has the method.
+fn measure_methods(
+    options: &Options,
+    (build, folder): (usize, &Path),
+    (round, runs, plan): (usize, usize, &str),
+    scratch: &Path,
+    rows: &mut Vec<Row>,
+) -> Result<(), String> {
+    for &Method {
+        name: method,
+        ours,
+        theirs,
+    } in METHODS
+    {
+        let recipe = |extra: &[&str]| {
+            ["-n", "4x6patt", "-t", plan, "-s", "1"]
+                .iter()
+                .chain(extra)
+                .map(|&word| word.to_owned())
+                .collect::<Vec<_>>()
+        };
+        eprintln!("round {round}/{runs}: 4x6patt training by {method}");
+        let mut args = recipe(ours);
+        args.extend(["--restart", "-o", "method.nw"].map(String::from));
+        let mut outputs = vec![(
+            build,
+            "train",
+            run_program(&folder.join("train"), scratch, &args)?,
+        )];
+        if let (Some(tdl2048), Some(theirs)) = (&options.tdl2048, theirs) {
+            eprintln!("round {round}/{runs}: TDL2048+, 4x6patt training by {method}");
+            outputs.push((
+                1,
+                "TDL2048+",
+                run_program(tdl2048, scratch, &recipe(theirs))?,
+            ));
+        }
+        for (column, program, ran) in outputs {
+            let [trained] = block_speeds(&ran.stdout)[..] else {
+                return Err(format!("{program} printed no single block line ({method})"));
+            };
+            record(
+                rows,
+                format!("4x6patt training by {method}, 1 thread"),
+                "M moves/s",
+                column,
+                trained / 1e6,
+                ran.peak,
+            );
+        }
+    }
+    Ok(())
 }
 
 /// Adds a value and a peak to `column` of the row named `name`, a new row
@@ -524,6 +660,7 @@ mod tests {
             json: None,
             vs: vs.map(PathBuf::from),
             tdl2048: tdl2048.map(PathBuf::from),
+            methods: false,
         };
         let rows = [Row {
             name: "4x6patt training, 1 thread(s)".to_owned(),
