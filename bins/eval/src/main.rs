@@ -172,7 +172,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         Some(cli::network(
             args.network.as_deref(),
             &args.input,
-            args.play.stages.as_ref(),
+            (args.play.stages.as_ref(), args.play.precision()),
             limit,
         )?)
     };

@@ -106,7 +106,7 @@ fn app(args: &Args) -> anyhow::Result<App> {
         let network = cli::network(
             args.network.as_deref(),
             &args.input,
-            None,
+            (None, None),
             ntuple::available_memory().unwrap_or(u64::MAX),
         )?;
         advisors.push(Advisor::Search {

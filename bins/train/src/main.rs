@@ -122,7 +122,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     let network = cli::network(
         words.as_deref(),
         &args.input,
-        args.play.stages.as_ref(),
+        (args.play.stages.as_ref(), args.play.precision()),
         limit,
     )?;
     let output = args.output.clone().unwrap_or_else(|| Source {
@@ -167,8 +167,9 @@ fn train(args: Args) -> anyhow::Result<()> {
     let patterns: Vec<String> = network.patterns().iter().map(ToString::to_string).collect();
     let tc = if args.tc { " (TC)" } else { "" };
     let states = if args.states { " (states)" } else { "" };
+    let half = if args.play.f16 { " (f16)" } else { "" };
     let settings = Settings {
-        network: format!("{}{tc}{states}", patterns.join(" ")),
+        network: format!("{}{tc}{states}{half}", patterns.join(" ")),
         plan: args.plan,
         seed,
         learning,

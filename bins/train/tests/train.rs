@@ -230,6 +230,31 @@ fn a_killed_carousel_run_resumes_and_ends_as_an_uninterrupted_one() {
     killed_run_resumes(&["-b", "64", "1024"]);
 }
 
+/// Half-precision weights too, with TC's histories (which stay f32) beside
+/// them in the checkpoints; the header and the file say f16.
+#[test]
+fn a_killed_half_precision_tc_run_resumes_and_ends_as_an_uninterrupted_one() {
+    killed_run_resumes(&["--f16", "--tc"]);
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["-n", "2x4patt", "-t", "1x100", "-s", "h", "-o"];
+    let half = train(&[&args[..], &["h.nw", "--f16"]].concat(), dir.path());
+    assert!(half.status.success(), "{}", text(&half.stderr));
+    assert!(
+        text(&half.stdout).contains("(2 tables, 16 features, 256 KiB of f16 weights)"),
+        "{}",
+        text(&half.stdout)
+    );
+    let single = train(&[&args[..], &["s.nw"]].concat(), dir.path());
+    assert!(single.status.success());
+    let size = |name: &str| std::fs::metadata(dir.path().join(name)).unwrap().len();
+    assert!(
+        size("h.nw") < size("s.nw") / 2 + 4096,
+        "{} {}",
+        size("h.nw"),
+        size("s.nw")
+    );
+}
+
 /// A checkpoint of another target is refused, and says so.
 #[test]
 fn a_checkpoint_of_another_target_is_refused() {

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use anyhow::Context as _;
 use board::{SpawnRule, WideBoard};
-use ntuple::{Network, Source, Stages, parse_bytes, parse_network};
+use ntuple::{Network, Precision, Source, Stages, parse_bytes, parse_network};
 
 mod input;
 mod learning;
@@ -89,9 +89,20 @@ pub struct PlayArgs {
     /// (weight promotion)
     #[arg(long, value_name = "SUMS")]
     pub stages: Option<Stages>,
+
+    /// Hold the weights in half precision (IEEE f16): half the memory, 11
+    /// significant bits (a loaded network is rounded; new weights are saved
+    /// so) [default: as the file holds them; f32 for a new network]
+    #[arg(long)]
+    pub f16: bool,
 }
 
 impl PlayArgs {
+    /// The precision `--f16` asks for, if any.
+    pub fn precision(&self) -> Option<Precision> {
+        self.f16.then_some(Precision::F16)
+    }
+
     /// How tiles spawn.
     pub fn spawns(&self) -> SpawnRule {
         SpawnRule::new(self.four_rate).expect("checked when parsed")
@@ -216,7 +227,8 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
 /// format or TDL2048+'s `.w`, told apart by content; several files make an
 /// ensemble, `[0-3]|FILE` selects tables; the result must then hold `words`'
 /// patterns, if given), else built from `words` with zero weights, in
-/// `stages` if given.
+/// `stages` if given; its weights stored in `precision` if given (a loaded
+/// network converted).
 ///
 /// # Errors
 /// Unknown patterns, files that cannot be read or hold another network,
@@ -224,7 +236,7 @@ pub fn parse_memory(text: &str) -> Result<u64, String> {
 pub fn network(
     words: Option<&[String]>,
     inputs: &[Source],
-    stages: Option<&Stages>,
+    (stages, precision): (Option<&Stages>, Option<Precision>),
     limit: u64,
 ) -> anyhow::Result<Network> {
     let (patterns, initials) = match words.map(parse_network).transpose()? {
@@ -235,11 +247,15 @@ pub fn network(
         let patterns =
             patterns.context("no network given: name one with -n or load one with -i")?;
         let stages = stages.cloned().unwrap_or_else(Stages::single);
-        let mut network = Network::with_stages(patterns, stages, limit)?;
+        let precision = precision.unwrap_or_default();
+        let mut network = Network::with_precision(patterns, stages, precision, limit)?;
         network.initialise(&initials, false)?;
         return Ok(network);
     }
     let mut network = Network::open_sources(inputs, patterns.as_deref(), stages, limit)?;
+    if let Some(precision) = precision {
+        network = network.into_precision(precision)?;
+    }
     if !initials.is_empty() {
         network.initialise(&initials, true)?;
     }

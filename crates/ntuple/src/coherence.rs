@@ -53,9 +53,14 @@ impl Coherence {
         &self.tables
     }
 
-    /// The bytes of histories for weight tables of `weight_bytes`.
-    pub(crate) const fn bytes_for(weight_bytes: u64) -> u64 {
-        2 * weight_bytes
+    /// The histories, taken out.
+    pub(crate) fn into_tables(self) -> Vec<Table> {
+        self.tables
+    }
+
+    /// The bytes of histories for `entries` weights: two `f32` each.
+    pub(crate) const fn bytes_for(entries: u64) -> u64 {
+        8 * entries
     }
 
     /// Starts loading the histories an update of `board` will touch into

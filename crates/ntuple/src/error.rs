@@ -15,6 +15,9 @@ pub enum Error {
         /// What is wrong with it.
         problem: String,
     },
+    /// A precision that is neither `f32` nor `f16`.
+    #[error("{0:?} is not a precision of weights (f32 or f16)")]
+    Precision(String),
     /// A network was described without any pattern.
     #[error("a network needs at least one pattern")]
     EmptyNetwork,

@@ -1,8 +1,6 @@
 //! Features: a table and how a board becomes its index, on the fastest path
 //! each pattern allows, and the order in which TDL2048+ lists them.
 
-use std::sync::atomic::AtomicU32;
-
 use board::bits::pext;
 use board::{Board, Symmetry};
 
@@ -137,26 +135,40 @@ pub(crate) fn images(board: Board) -> [Board; 8] {
 /// A weight table's feature: where the table starts, and how a board
 /// becomes its index.
 pub(crate) trait Feature {
-    /// The weight `board` selects.
-    fn entry(&self, board: Board) -> &AtomicU32;
+    /// The weight `board` selects, an `E` ([`std::sync::atomic::AtomicU32`] for `f32`
+    /// weights, [`std::sync::atomic::AtomicU16`] for `f16`).
+    ///
+    /// # Safety
+    /// The feature's table must hold entries of type `E`.
+    unsafe fn entry<E>(&self, board: Board) -> &E;
+}
+
+/// The entry `index` of a table of `E` starting at `base`.
+///
+/// # Safety
+/// The table must hold entries of type `E`, more than `index` of them, and
+/// outlive the reference.
+#[inline(always)]
+pub(crate) unsafe fn entry_at<'a, E>(base: *const u8, index: usize) -> &'a E {
+    // SAFETY: as the caller promises.
+    unsafe { &*base.cast::<E>().add(index) }
 }
 
 /// A feature by its pattern's indexer (any pattern).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct TableFeature {
     pub(crate) indexer: Indexer,
-    /// The first entry of its table, which has the pattern's entries.
-    pub(crate) base: *const AtomicU32,
+    /// The first byte of its table, which has the pattern's entries.
+    pub(crate) base: *const u8,
 }
 
 impl Feature for TableFeature {
     #[inline(always)]
-    fn entry(&self, board: Board) -> &AtomicU32 {
-        let index = self.indexer.index(board);
+    unsafe fn entry<E>(&self, board: Board) -> &E {
         // SAFETY: an indexer's index is below its pattern's table length;
-        // the network owns the table and keeps it mapped as long as `self`
-        // can be reached through it.
-        unsafe { &*self.base.add(index) }
+        // the caller promises the entry type, and the network owns the
+        // table and keeps it mapped as long as `self` can be reached.
+        unsafe { entry_at(self.base, self.indexer.index(board)) }
     }
 }
 
@@ -165,17 +177,17 @@ impl Feature for TableFeature {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PextFeature {
     pub(crate) mask: u64,
-    /// The first entry of its table, which has 16^(cells) entries.
-    pub(crate) base: *const AtomicU32,
+    /// The first byte of its table, which has 16^(cells) entries.
+    pub(crate) base: *const u8,
 }
 
 impl Feature for PextFeature {
     #[inline(always)]
-    fn entry(&self, board: Board) -> &AtomicU32 {
-        let index = pext(board.raw(), self.mask) as usize;
+    unsafe fn entry<E>(&self, board: Board) -> &E {
         // SAFETY: the mask has 4 bits per cell, so the index is below 16^n,
-        // the table's length; the table lives as long as the network.
-        unsafe { &*self.base.add(index) }
+        // the table's length; the caller promises the entry type, and the
+        // table lives as long as the network.
+        unsafe { entry_at(self.base, pext(board.raw(), self.mask) as usize) }
     }
 }
 

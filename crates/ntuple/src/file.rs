@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::atomic::write_atomically;
 use crate::coherence::Coherence;
 use crate::memory::{available_memory, format_bytes};
-use crate::{Error, Network, Pattern, Stages, Table};
+use crate::{Error, Network, Pattern, Precision, Stages, Table};
 
 /// The first eight bytes of every 2048lab weight file.
 pub const MAGIC: [u8; 8] = *b"2048labW";
@@ -197,20 +197,34 @@ impl Weights {
         stages: Stages,
         limit: u64,
     ) -> Result<Self, Error> {
+        Self::zeroed_as(game, patterns, (radix, Precision::F32), stages, limit)
+    }
+
+    /// [`Weights::zeroed`], the weights stored in `precision`.
+    ///
+    /// # Errors
+    /// As [`Weights::zeroed`].
+    pub fn zeroed_as(
+        game: &str,
+        patterns: Vec<Pattern>,
+        (radix, precision): (u32, Precision),
+        stages: Stages,
+        limit: u64,
+    ) -> Result<Self, Error> {
         if patterns.is_empty() {
             return Err(Error::EmptyNetwork);
         }
-        let needed = table_bytes(&patterns, radix) * stages.len() as u64;
+        let needed = table_bytes(&patterns, radix, precision) * stages.len() as u64;
         if needed > limit {
             return Err(Error::TooLarge {
-                network: describe(&patterns, radix, &stages),
+                network: describe(&patterns, radix, &stages, precision),
                 needed,
                 limit,
             });
         }
         let tables = (0..stages.len())
             .flat_map(|_| &patterns)
-            .map(|pattern| Table::zeroed(pattern.entries(radix)))
+            .map(|pattern| Table::zeroed_as(pattern.entries(radix), precision))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|source| Error::Memory { needed, source })?;
         Ok(Self {
@@ -226,7 +240,12 @@ impl Weights {
     /// One line describing the network: patterns, tables, features, the
     /// radix where it is not 16, stages and memory.
     pub fn describe(&self) -> String {
-        describe(&self.patterns, self.radix, &self.stages)
+        describe(&self.patterns, self.radix, &self.stages, self.precision())
+    }
+
+    /// How the weights are stored.
+    pub fn precision(&self) -> Precision {
+        self.tables.first().map_or(Precision::F32, Table::precision)
     }
 
     /// Writes the weights and `metadata` to `path`: first to a temporary
@@ -289,12 +308,12 @@ impl Weights {
             .map(|text| text.parse::<Pattern>())
             .collect::<Result<Vec<_>, _>>()
             .map_err(|error| bad(format!("corrupt header: {error}")))?;
-        if header.element != "f32" {
-            return Err(bad(format!(
-                "tables of {:?}, this build reads f32",
+        let precision = header.element.parse::<Precision>().map_err(|_| {
+            bad(format!(
+                "tables of {:?}, this build reads f32 and f16",
                 header.element
-            )));
-        }
+            ))
+        })?;
         if !(2..=256).contains(&header.radix) {
             return Err(bad(format!("corrupt header: radix {}", header.radix)));
         }
@@ -307,10 +326,11 @@ impl Weights {
                 "corrupt header: table sizes do not match the patterns".into()
             ));
         }
-        let copies = if header.coherence { 3 } else { 1 };
+        // TC histories are two f32 a weight, whatever the weights' precision.
+        let per_entry = precision.bytes() as u64 + if header.coherence { 8 } else { 0 };
         let complete = 16
             + u64::from(header_len)
-            + entries.iter().sum::<u64>() * 4 * stages.len() as u64 * copies
+            + entries.iter().sum::<u64>() * per_entry * stages.len() as u64
             + 4;
         if size != complete {
             let what = if size < complete {
@@ -335,15 +355,14 @@ impl Weights {
             });
         }
         let histories = if header.coherence {
-            let bytes = table_bytes(&patterns, header.radix) * stages.len() as u64;
-            Coherence::bytes_for(bytes)
+            Coherence::bytes_for(entries.iter().sum::<u64>() * stages.len() as u64)
         } else {
             0
         };
-        let mut weights = Self::zeroed(
+        let mut weights = Self::zeroed_as(
             game,
             patterns,
-            header.radix,
+            (header.radix, precision),
             stages,
             limit.saturating_sub(histories),
         )?;
@@ -418,7 +437,10 @@ fn save(
 ) -> Result<(), Error> {
     let header = Header {
         patterns: patterns.iter().map(ToString::to_string).collect(),
-        element: "f32".to_owned(),
+        element: tables
+            .first()
+            .map_or(Precision::F32, Table::precision)
+            .to_string(),
         entries: patterns.iter().map(|p| p.entries(radix) as u64).collect(),
         metadata: metadata.clone(),
         stages: stages.thresholds().to_vec(),
@@ -448,12 +470,20 @@ fn save(
 }
 
 /// The bytes of the tables of `patterns` with `radix` values a cell.
-pub(crate) fn table_bytes(patterns: &[Pattern], radix: u32) -> u64 {
-    patterns.iter().map(|p| p.entries(radix) as u64 * 4).sum()
+pub(crate) fn table_bytes(patterns: &[Pattern], radix: u32, precision: Precision) -> u64 {
+    patterns
+        .iter()
+        .map(|p| (p.entries(radix) * precision.bytes()) as u64)
+        .sum()
 }
 
 /// One line describing a network: patterns, tables, stages and memory.
-pub(crate) fn describe(patterns: &[Pattern], radix: u32, stages: &Stages) -> String {
+pub(crate) fn describe(
+    patterns: &[Pattern],
+    radix: u32,
+    stages: &Stages,
+    precision: Precision,
+) -> String {
     let names: Vec<String> = patterns.iter().map(ToString::to_string).collect();
     let features: usize = patterns.iter().map(Pattern::features).sum();
     let staged = match stages.len() {
@@ -465,10 +495,10 @@ pub(crate) fn describe(patterns: &[Pattern], radix: u32, stages: &Stages) -> Str
         radix => format!(", {radix} values a cell"),
     };
     format!(
-        "{}{staged} ({} tables, {features} features{clamped}, {} of f32 weights)",
+        "{}{staged} ({} tables, {features} features{clamped}, {} of {precision} weights)",
         names.join(" "),
         patterns.len() * stages.len(),
-        format_bytes(table_bytes(patterns, radix) * stages.len() as u64)
+        format_bytes(table_bytes(patterns, radix, precision) * stages.len() as u64)
     )
 }
 

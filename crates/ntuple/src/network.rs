@@ -1,6 +1,6 @@
 //! A network: patterns, their weight tables, and the value of a board.
 
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32};
 
 use board::Board;
 
@@ -8,8 +8,9 @@ use crate::coherence::Coherence;
 use crate::features::{self, Feature, ImageIndexer, Indexer, PextFeature, TableFeature};
 use crate::file::{GAME_2048, Weights, describe, table_bytes};
 use crate::memory::available_memory;
+use crate::precision::Entry;
 use crate::table::{Cache, prefetch};
-use crate::{Error, Pattern, Stages, Table};
+use crate::{Error, Pattern, Precision, Stages, Table};
 
 /// How a network's features are read and summed: TDL2048+'s two orders,
 /// kept so that equal weights give bit-identical values.
@@ -27,7 +28,7 @@ enum Layout {
     /// of [`features::feature_symmetries`]), each read on its image of the
     /// board.
     List {
-        features: Vec<(ImageIndexer, *const AtomicU32)>,
+        features: Vec<(ImageIndexer, *const u8)>,
         /// Whether any feature reads an image other than the board itself.
         images: bool,
         /// The same features when each is one `pext` of the board itself
@@ -129,6 +130,8 @@ pub struct Network {
     coherence: Option<Coherence>,
     /// Where [`Network::prefetch`] brings weights.
     prefetch_into: Cache,
+    /// How every table stores its weights.
+    precision: Precision,
 }
 
 /// More tables than any network has: a larger count in a file is damage,
@@ -175,7 +178,20 @@ impl Network {
     /// # Errors
     /// As [`Network::with_limit`].
     pub fn with_stages(patterns: Vec<Pattern>, stages: Stages, limit: u64) -> Result<Self, Error> {
-        let network = Self::allocate(patterns, stages, limit)?;
+        Self::with_precision(patterns, stages, Precision::F32, limit)
+    }
+
+    /// [`Network::with_stages`], the weights stored in `precision`.
+    ///
+    /// # Errors
+    /// As [`Network::with_limit`].
+    pub fn with_precision(
+        patterns: Vec<Pattern>,
+        stages: Stages,
+        precision: Precision,
+        limit: u64,
+    ) -> Result<Self, Error> {
+        let network = Self::allocate(patterns, stages, precision, limit)?;
         // Zero weights are about to be read and trained: make them resident
         // now, as TDL2048+'s value-initialised arrays are, so that a short
         // run's speed is not the kernel's page zeroing and memory runs out
@@ -186,14 +202,15 @@ impl Network {
         Ok(network)
     }
 
-    /// [`Network::with_limit`] without faulting the tables in, for loaders
-    /// that are about to fill every page anyway.
+    /// [`Network::with_precision`] without faulting the tables in, for
+    /// tests that touch few weights.
     pub(crate) fn allocate(
         patterns: Vec<Pattern>,
         stages: Stages,
+        precision: Precision,
         limit: u64,
     ) -> Result<Self, Error> {
-        let weights = Weights::zeroed(GAME_2048, patterns, 16, stages, limit)?;
+        let weights = Weights::zeroed_as(GAME_2048, patterns, (16, precision), stages, limit)?;
         Ok(Self::from_parts(
             weights.patterns,
             weights.stages,
@@ -213,7 +230,12 @@ impl Network {
                     .all(|(p, t)| p.table_len() == t.len()),
             "one table of the right length per pattern and stage"
         );
-        let bytes = table_bytes(&patterns, 16) * stages.len() as u64;
+        let precision = tables[0].precision();
+        assert!(
+            tables.iter().all(|table| table.precision() == precision),
+            "every table of one precision"
+        );
+        let bytes = table_bytes(&patterns, 16, precision) * stages.len() as u64;
         Self {
             layouts: tables
                 .chunks(patterns.len())
@@ -223,6 +245,7 @@ impl Network {
             stages,
             tables,
             coherence: None,
+            precision,
             prefetch_into: if bytes > PREFETCH_FAR {
                 Cache::Second
             } else {
@@ -260,7 +283,8 @@ impl Network {
         if self.coherence.is_some() {
             return Ok(());
         }
-        let needed = Coherence::bytes_for(self.memory_bytes());
+        let entries: usize = self.tables.iter().map(Table::len).sum();
+        let needed = Coherence::bytes_for(entries as u64);
         if needed > limit {
             return Err(Error::TooLarge {
                 network: format!("{} with TC histories", self.describe()),
@@ -323,18 +347,53 @@ impl Network {
 
     /// The memory of the weight tables in bytes, all stages together.
     pub fn memory_bytes(&self) -> u64 {
-        table_bytes(&self.patterns, 16) * self.stages.len() as u64
+        table_bytes(&self.patterns, 16, self.precision) * self.stages.len() as u64
+    }
+
+    /// How the weights are stored.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// The network with its weights stored in `precision` (each rounded to
+    /// the nearest when narrowed), TC histories kept.
+    ///
+    /// # Errors
+    /// [`Error::Memory`] if the new tables cannot be allocated (both copies
+    /// are held while converting, one table at a time).
+    pub fn into_precision(self, precision: Precision) -> Result<Network, Error> {
+        if precision == self.precision {
+            return Ok(self);
+        }
+        let coherence = self.coherence.map(Coherence::into_tables);
+        let (patterns, stages, tables) = (self.patterns, self.stages, self.tables);
+        let mut converted = Vec::with_capacity(tables.len());
+        for table in tables {
+            converted.push(
+                table
+                    .to_precision(precision)
+                    .map_err(|source| Error::Memory {
+                        needed: (table.len() * precision.bytes()) as u64,
+                        source,
+                    })?,
+            );
+        }
+        let network = Network::from_parts(patterns, stages, converted);
+        Ok(match coherence {
+            Some(histories) => network.with_coherence_tables(histories),
+            None => network,
+        })
     }
 
     /// One line describing the network: patterns, tables, stages and memory.
     pub fn describe(&self) -> String {
-        describe(&self.patterns, 16, &self.stages)
+        describe(&self.patterns, 16, &self.stages, self.precision)
     }
 
     /// The value of `board`: the sum of the weights of all its features.
     #[inline]
     pub fn estimate(&self, board: Board) -> f32 {
-        self.visit(board, |entry| f32::from_bits(entry.load(Relaxed)))
+        self.visit_stored(board, AtomicU32::value, AtomicU16::value)
     }
 
     /// Asks the CPU to fetch the weights of `board`'s features into the
@@ -352,15 +411,15 @@ impl Network {
     pub fn prefetch(&self, board: Board) {
         // One walk per cache, so that the choice is made once a board, not
         // once a weight.
-        let into = |cache| {
-            move |entry: &AtomicU32| {
+        fn into<E>(cache: Cache) -> impl FnMut(&E) -> f32 {
+            move |entry: &E| {
                 prefetch(entry, cache);
                 0.0
             }
-        };
+        }
         match self.prefetch_into {
-            Cache::First => self.visit(board, into(Cache::First)),
-            Cache::Second => self.visit(board, into(Cache::Second)),
+            Cache::First => self.visit_stored(board, into(Cache::First), into(Cache::First)),
+            Cache::Second => self.visit_stored(board, into(Cache::Second), into(Cache::Second)),
         };
     }
 
@@ -380,11 +439,11 @@ impl Network {
             let tables = &self.tables[first..first + self.patterns.len()];
             return coherence.update(tables, first, board, amount);
         }
-        self.visit(board, |entry| {
-            let weight = f32::from_bits(entry.load(Relaxed)) + amount;
-            entry.store(weight.to_bits(), Relaxed);
-            weight
-        })
+        self.visit_stored(
+            board,
+            |entry: &AtomicU32| entry.add(amount),
+            |entry: &AtomicU16| entry.add(amount),
+        )
     }
 
     /// Asks the CPU to fetch what an [`Network::update`] of `board` will
@@ -410,12 +469,32 @@ impl Network {
         stage * self.patterns.len()
     }
 
+    /// [`Network::visit`] with the entries the tables hold: `single` sums
+    /// `f32` weights, `half` `f16` ones. One branch a board, not a weight.
+    #[inline(always)]
+    fn visit_stored(
+        &self,
+        board: Board,
+        single: impl FnMut(&AtomicU32) -> f32,
+        half: impl FnMut(&AtomicU16) -> f32,
+    ) -> f32 {
+        match self.precision {
+            // SAFETY: the tables hold f32 weights.
+            Precision::F32 => unsafe { self.visit(board, single) },
+            // SAFETY: the tables hold f16 weights.
+            Precision::F16 => unsafe { self.visit(board, half) },
+        }
+    }
+
     /// Sums `weight(entry)` over every feature of `board`, in the documented
     /// order, on the fastest path the network allows. The common pattern
     /// counts are unrolled, so that each weight costs a few instructions and
     /// many loads can be in flight at once.
+    ///
+    /// # Safety
+    /// The tables must hold entries of type `E`: the network's precision.
     #[inline(always)]
-    fn visit(&self, board: Board, mut weight: impl FnMut(&AtomicU32) -> f32) -> f32 {
+    unsafe fn visit<E>(&self, board: Board, mut weight: impl FnMut(&E) -> f32) -> f32 {
         let layout = match &self.layouts[..] {
             [only] => only,
             layouts => &layouts[self.stages.of(board)],
@@ -426,16 +505,18 @@ impl Network {
                 fast: Some(fast), ..
             } => {
                 return fast.iter().fold(0.0f32, |total, feature| {
-                    total + weight(feature.entry(board))
+                    // SAFETY: the caller promises the entry type.
+                    total + weight(unsafe { feature.entry(board) })
                 });
             }
             Layout::List {
                 features, images, ..
             } => {
-                let mut add = |total: f32, base: &*const AtomicU32, index| {
+                let mut add = |total: f32, &base: &*const u8, index| {
                     // SAFETY: a feature's index is below its table's length;
-                    // the network owns the table and keeps it mapped.
-                    total + weight(unsafe { &*base.add(index) })
+                    // the network owns the table and keeps it mapped, and
+                    // the caller promises the entry type.
+                    total + weight(unsafe { features::entry_at(base, index) })
                 };
                 if !images {
                     return features.iter().fold(0.0f32, |total, (feature, base)| {
@@ -449,15 +530,19 @@ impl Network {
             }
         };
         let Some(fast) = fast else {
-            return walk(&features[..], board, weight);
+            // SAFETY: the caller promises the entry type.
+            return unsafe { walk(&features[..], board, weight) };
         };
-        match fast.len() {
-            2 => walk(unrolled::<2>(fast), board, weight),
-            4 => walk(unrolled::<4>(fast), board, weight),
-            5 => walk(unrolled::<5>(fast), board, weight),
-            6 => walk(unrolled::<6>(fast), board, weight),
-            8 => walk(unrolled::<8>(fast), board, weight),
-            _ => walk(&fast[..], board, weight),
+        // SAFETY: the caller promises the entry type.
+        unsafe {
+            match fast.len() {
+                2 => walk(unrolled::<2>(fast), board, weight),
+                4 => walk(unrolled::<4>(fast), board, weight),
+                5 => walk(unrolled::<5>(fast), board, weight),
+                6 => walk(unrolled::<6>(fast), board, weight),
+                8 => walk(unrolled::<8>(fast), board, weight),
+                _ => walk(&fast[..], board, weight),
+            }
         }
     }
 }
@@ -475,17 +560,21 @@ fn unrolled<const N: usize>(features: &[PextFeature]) -> &[PextFeature; N] {
 /// unrolled, so each image chose between a flip and a transpose with a
 /// branch and loaded the transpose's masks again; unrolled, testing runs
 /// about 4% faster.
+///
+/// # Safety
+/// The features' tables must hold entries of type `E`.
 #[inline(always)]
-fn walk<'a, F: Feature + 'a>(
+unsafe fn walk<'a, F: Feature + 'a, E>(
     features: impl IntoIterator<Item = &'a F> + Copy,
     board: Board,
-    mut weight: impl FnMut(&AtomicU32) -> f32,
+    mut weight: impl FnMut(&E) -> f32,
 ) -> f32 {
     let mut total = 0.0f32;
     let mut add = |image: Board| {
         let mut partial = 0.0f32;
         for feature in features {
-            partial += weight(feature.entry(image));
+            // SAFETY: the caller promises the entry type.
+            partial += weight(unsafe { feature.entry(image) });
         }
         total += separate(partial);
     };
@@ -550,7 +639,7 @@ mod tests {
     fn only_networks_larger_than_the_caches_prefetch_into_the_second_level() {
         let cache = |name: &str| {
             let patterns = parse_patterns([name]).unwrap();
-            Network::allocate(patterns, Stages::single(), u64::MAX)
+            Network::allocate(patterns, Stages::single(), Precision::F32, u64::MAX)
                 .unwrap()
                 .prefetch_into
         };

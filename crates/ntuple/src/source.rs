@@ -8,6 +8,7 @@ use std::str::FromStr;
 use crate::file::is_2048lab_file;
 use crate::network::MAX_TABLES;
 use crate::pattern::{same_table, same_tables};
+use crate::table::one_precision;
 use crate::tdl2048::{describe, read_tdl2048};
 use crate::{Error, Network, Pattern, Stages, Table};
 
@@ -246,10 +247,12 @@ impl Network {
                     input: format!("{positions:?}"),
                     problem: format!("the network has {} tables", self.tables().len()),
                 })?;
-            let table = Table::zeroed(original.len()).map_err(|source| Error::Memory {
-                needed: original.len() as u64 * 4,
-                source,
-            })?;
+            let precision = original.precision();
+            let table =
+                Table::zeroed_as(original.len(), precision).map_err(|source| Error::Memory {
+                    needed: (original.len() * precision.bytes()) as u64,
+                    source,
+                })?;
             for weight in 0..original.len() {
                 table.set(weight, original.get(weight));
             }
@@ -393,5 +396,7 @@ fn assemble(entries: Vec<Entry>, stages: Option<&Stages>, path: &Path) -> Result
             )));
         }
     };
+    let needed = tables.iter().map(|t| t.len() as u64 * 4).sum();
+    let tables = one_precision(tables).map_err(|source| Error::Memory { needed, source })?;
     Ok(Network::from_parts(patterns, stages, tables))
 }

@@ -1,14 +1,20 @@
-//! One weight table: `f32` entries that threads share without locks.
+//! One weight table: `f32` or `f16` entries that threads share without
+//! locks.
 
 use std::io::{self, Read, Write};
-use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU16, AtomicU32, Ordering::Relaxed};
 
 use memmap2::{MmapMut, MmapOptions};
 
-/// A table of `f32` weights in anonymous memory.
+use crate::Precision;
+use crate::precision::Entry;
+
+/// A table of `f32` weights (or `f16`, [`Table::zeroed_as`]) in anonymous
+/// memory.
 ///
 /// Entries are read and written as relaxed atomics holding the bits of an
-/// `f32`: on x86-64 and AArch64 these are plain loads and stores, so a single
+/// `f32` (or `f16`): on x86-64 and AArch64 these are plain loads and
+/// stores, so a single
 /// thread pays nothing for them, while several threads may update one table
 /// at once without locks and without undefined behaviour. Two threads adding
 /// to the same entry at the same moment can lose one of the additions; TD
@@ -21,6 +27,7 @@ use memmap2::{MmapMut, MmapOptions};
 pub struct Table {
     map: MmapMut,
     len: usize,
+    precision: Precision,
 }
 
 impl Table {
@@ -29,13 +36,45 @@ impl Table {
     /// # Errors
     /// The operating system's error if the memory cannot be mapped.
     pub fn zeroed(len: usize) -> io::Result<Self> {
-        let map = MmapOptions::new().len(len.max(1) * 4).map_anon()?;
+        Self::zeroed_as(len, Precision::F32)
+    }
+
+    /// A table of `len` zero weights stored in `precision`.
+    ///
+    /// # Errors
+    /// The operating system's error if the memory cannot be mapped.
+    pub fn zeroed_as(len: usize, precision: Precision) -> io::Result<Self> {
+        let map = MmapOptions::new()
+            .len(len.max(1) * precision.bytes())
+            .map_anon()?;
         #[cfg(target_os = "linux")]
         {
             // Only a hint: without huge pages the table still works.
             let _ = map.advise(memmap2::Advice::HugePage);
         }
-        Ok(Self { map, len })
+        Ok(Self {
+            map,
+            len,
+            precision,
+        })
+    }
+
+    /// How the weights are stored.
+    pub fn precision(&self) -> Precision {
+        self.precision
+    }
+
+    /// A copy of the table stored in `precision` (each weight rounded to the
+    /// nearest when narrowed).
+    ///
+    /// # Errors
+    /// The operating system's error if the memory cannot be mapped.
+    pub fn to_precision(&self, precision: Precision) -> io::Result<Table> {
+        let copy = Table::zeroed_as(self.len, precision)?;
+        for index in 0..self.len {
+            copy.set(index, self.get(index));
+        }
+        Ok(copy)
     }
 
     /// Makes every page of the table resident now instead of at its first
@@ -48,10 +87,15 @@ impl Table {
     /// read-modify-write such as `fetch_or(0)` into a plain load on x86,
     /// which would leave the zero page mapped.
     pub fn fault_in(&self) {
-        const ENTRIES_PER_PAGE: usize = 4096 / 4;
-        for entry in self.entries().iter().step_by(ENTRIES_PER_PAGE) {
-            let value = entry.load(Relaxed);
-            let _ = entry.compare_exchange(value, value, Relaxed, Relaxed);
+        // Whole 4-byte words, one per page, whatever the precision.
+        let words = self.len * self.precision.bytes() / 4;
+        // SAFETY: the map holds at least `words` page-aligned 4-byte words
+        // and lives as long as `self`; only atomics touch it while shared.
+        let words =
+            unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU32>(), words) };
+        for word in words.iter().step_by(4096 / 4) {
+            let value = word.load(Relaxed);
+            let _ = word.compare_exchange(value, value, Relaxed, Relaxed);
         }
     }
 
@@ -67,16 +111,25 @@ impl Table {
 
     /// The address of the first entry, for the unchecked fast paths of
     /// [`Network`](crate::Network).
-    pub(crate) fn base(&self) -> *const AtomicU32 {
-        self.map.as_ptr().cast()
+    pub(crate) fn base(&self) -> *const u8 {
+        self.map.as_ptr()
     }
 
     #[inline(always)]
     fn entries(&self) -> &[AtomicU32] {
+        assert_eq!(self.precision, Precision::F32);
         // SAFETY: the map holds `len` 4-byte, page-aligned entries and lives as
         // long as `self`; `AtomicU32` has the size and alignment of `u32`, and
         // every access to the memory goes through these atomics while shared.
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU32>(), self.len) }
+    }
+
+    /// The entries of an `f16` table.
+    #[inline(always)]
+    fn halves(&self) -> &[AtomicU16] {
+        assert_eq!(self.precision, Precision::F16);
+        // SAFETY: as `entries`, for `len` 2-byte entries.
+        unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU16>(), self.len) }
     }
 
     /// The weight at `index`.
@@ -85,7 +138,10 @@ impl Table {
     /// If `index` is out of range.
     #[inline(always)]
     pub fn get(&self, index: usize) -> f32 {
-        f32::from_bits(self.entries()[index].load(Relaxed))
+        match self.precision {
+            Precision::F32 => self.entries()[index].value(),
+            Precision::F16 => self.halves()[index].value(),
+        }
     }
 
     /// Adds `amount` to the weight at `index` and returns the new weight.
@@ -94,10 +150,10 @@ impl Table {
     /// If `index` is out of range.
     #[inline(always)]
     pub fn add(&self, index: usize, amount: f32) -> f32 {
-        let entry = &self.entries()[index];
-        let weight = f32::from_bits(entry.load(Relaxed)) + amount;
-        entry.store(weight.to_bits(), Relaxed);
-        weight
+        match self.precision {
+            Precision::F32 => self.entries()[index].add(amount),
+            Precision::F16 => self.halves()[index].add(amount),
+        }
     }
 
     /// Asks the CPU to start loading entry `index` into the cache, for a
@@ -111,8 +167,11 @@ impl Table {
     /// [`Table::prefetch`] into `cache`.
     #[inline(always)]
     pub(crate) fn prefetch_into(&self, index: usize, cache: Cache) {
-        if let Some(entry) = self.entries().get(index) {
-            prefetch(entry, cache);
+        if index < self.len {
+            prefetch(
+                self.base().wrapping_add(index * self.precision.bytes()),
+                cache,
+            );
         }
     }
 
@@ -121,21 +180,25 @@ impl Table {
     /// # Panics
     /// If `index` is out of range.
     pub fn set(&self, index: usize, value: f32) {
-        self.entries()[index].store(value.to_bits(), Relaxed);
+        match self.precision {
+            Precision::F32 => self.entries()[index].store(value.to_bits(), Relaxed),
+            Precision::F16 => {
+                self.halves()[index].store(half::f16::from_f32(value).to_bits(), Relaxed);
+            }
+        }
     }
 
     /// Sets every weight to `value`.
     pub fn fill(&mut self, value: f32) {
-        for entry in self.entries() {
-            entry.store(value.to_bits(), Relaxed);
+        for index in 0..self.len {
+            self.set(index, value);
         }
     }
 
     /// Adds `amount` to every weight.
     pub fn offset(&mut self, amount: f32) {
-        for entry in self.entries() {
-            let value = f32::from_bits(entry.load(Relaxed)) + amount;
-            entry.store(value.to_bits(), Relaxed);
+        for index in 0..self.len {
+            self.add(index, amount);
         }
     }
 
@@ -144,7 +207,7 @@ impl Table {
     /// # Errors
     /// The operating system's error if the memory cannot be mapped.
     pub(crate) fn duplicate(&mut self) -> io::Result<Table> {
-        let mut copy = Table::zeroed(self.len)?;
+        let mut copy = Table::zeroed_as(self.len, self.precision)?;
         copy.bytes_mut().copy_from_slice(self.bytes_mut());
         Ok(copy)
     }
@@ -152,10 +215,10 @@ impl Table {
     /// The entries as little-endian bytes, exclusive access making a plain
     /// view sound.
     fn bytes_mut(&mut self) -> &mut [u8] {
-        &mut self.map[..self.len * 4]
+        &mut self.map[..self.len * self.precision.bytes()]
     }
 
-    /// Reads all entries from `reader`: `len` little-endian `f32`, in one
+    /// Reads all entries from `reader`: `len` little-endian `f32` (or `f16`), in one
     /// bulk read straight into the table's memory.
     ///
     /// # Errors
@@ -163,31 +226,69 @@ impl Table {
     pub fn read_from(&mut self, reader: &mut impl Read) -> io::Result<()> {
         reader.read_exact(self.bytes_mut())?;
         #[cfg(target_endian = "big")]
-        for entry in self.entries() {
-            entry.store(u32::from_le(entry.load(Relaxed)), Relaxed);
+        match self.precision {
+            Precision::F32 => {
+                for entry in self.entries() {
+                    entry.store(u32::from_le(entry.load(Relaxed)), Relaxed);
+                }
+            }
+            Precision::F16 => {
+                for entry in self.halves() {
+                    entry.store(u16::from_le(entry.load(Relaxed)), Relaxed);
+                }
+            }
         }
         Ok(())
     }
 
-    /// Writes all entries to `writer` as little-endian `f32`, through a small
+    /// Writes all entries to `writer` as little-endian `f32` (or `f16`), through a small
     /// buffer so that other threads may keep updating meanwhile.
     ///
     /// # Errors
     /// The writer's error.
     pub fn write_to(&self, writer: &mut impl Write) -> io::Result<()> {
         let mut buffer = Vec::with_capacity(1 << 16);
-        for chunk in self.entries().chunks(1 << 14) {
-            buffer.clear();
-            for entry in chunk {
-                buffer.extend_from_slice(&entry.load(Relaxed).to_le_bytes());
+        match self.precision {
+            Precision::F32 => {
+                for chunk in self.entries().chunks(1 << 14) {
+                    buffer.clear();
+                    for entry in chunk {
+                        buffer.extend_from_slice(&entry.load(Relaxed).to_le_bytes());
+                    }
+                    writer.write_all(&buffer)?;
+                }
             }
-            writer.write_all(&buffer)?;
+            Precision::F16 => {
+                for chunk in self.halves().chunks(1 << 15) {
+                    buffer.clear();
+                    for entry in chunk {
+                        buffer.extend_from_slice(&entry.load(Relaxed).to_le_bytes());
+                    }
+                    writer.write_all(&buffer)?;
+                }
+            }
         }
         Ok(())
     }
 }
 
 /// The cache a prefetch fills.
+/// `tables` all of one precision: as they are when they are, all widened
+/// to `f32` when they are not (tables of files of both precisions).
+///
+/// # Errors
+/// The operating system's error if the wider tables cannot be mapped.
+pub(crate) fn one_precision(tables: Vec<Table>) -> io::Result<Vec<Table>> {
+    let first = tables.first().map(Table::precision);
+    if tables.iter().all(|table| Some(table.precision()) == first) {
+        return Ok(tables);
+    }
+    tables
+        .iter()
+        .map(|table| table.to_precision(Precision::F32))
+        .collect()
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cache {
     /// The first level, nearest the core: for a few lines needed next.
@@ -199,13 +300,13 @@ pub(crate) enum Cache {
 
 /// Asks the CPU to fetch `entry` into `cache` without waiting for it.
 #[inline(always)]
-pub(crate) fn prefetch(entry: &AtomicU32, cache: Cache) {
+pub(crate) fn prefetch<T>(entry: *const T, cache: Cache) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: prefetching is a hint that never faults, and SSE is part of
     // every x86-64 CPU.
     unsafe {
         use std::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
-        let address = entry.as_ptr().cast::<i8>();
+        let address = entry.cast::<i8>();
         match cache {
             Cache::First => _mm_prefetch::<_MM_HINT_T0>(address),
             Cache::Second => _mm_prefetch::<_MM_HINT_T1>(address),

@@ -10,7 +10,8 @@ use crate::atomic::write_atomically;
 use crate::file::{Loaded, Metadata, is_2048lab_file};
 use crate::network::MAX_TABLES;
 use crate::pattern::same_tables;
-use crate::{Error, Network, Pattern, Stages, Table};
+use crate::table::one_precision;
+use crate::{Error, Network, Pattern, Precision, Stages, Table};
 
 /// The record code of a weight table.
 const TABLE_RECORD: u8 = 4;
@@ -119,7 +120,9 @@ impl Network {
             for (name, table) in names.iter().zip(self.tables()) {
                 out.write_all(&[TABLE_RECORD])?;
                 out.write_all(name)?;
-                out.write_all(&4u16.to_le_bytes())?;
+                // TDL2048+ reads 2-byte elements as IEEE half.
+                let element = table.precision().bytes() as u16;
+                out.write_all(&element.to_le_bytes())?;
                 out.write_all(&(table.len() as u64).to_le_bytes())?;
                 table.write_to(&mut out)?;
                 out.write_all(&0u16.to_le_bytes())?;
@@ -220,10 +223,16 @@ pub(crate) fn read_tdl2048(
                 limit,
             });
         }
-        let mut table = Table::zeroed(entries as usize).map_err(|source| Error::Memory {
-            needed: entries * 4,
-            source,
-        })?;
+        // Half-precision files stay half precision.
+        let precision = match element {
+            2 => Precision::F16,
+            _ => Precision::F32,
+        };
+        let mut table =
+            Table::zeroed_as(entries as usize, precision).map_err(|source| Error::Memory {
+                needed: entries * 4,
+                source,
+            })?;
         read_values(&mut input, &mut table, element)
             .map_err(|problem| bad(format!("table {name}: {problem}")))?;
         skip_extra_fields(&mut input).map_err(|problem| bad(format!("table {name}: {problem}")))?;
@@ -269,6 +278,8 @@ pub(crate) fn read_tdl2048(
         Some(_) => patterns,
         None => as_named(patterns),
     };
+    let needed = tables.iter().map(|t: &Table| t.len() as u64 * 4).sum();
+    let tables = one_precision(tables).map_err(|source| Error::Memory { needed, source })?;
     Ok((patterns, count, tables))
 }
 
@@ -369,7 +380,9 @@ fn wrong_network(path: &Path, names: &[String], name: &str, expected: &[Pattern]
 fn read_values(input: &mut impl Read, table: &mut Table, element: u16) -> Result<(), String> {
     let ends_early = |_| "truncated: the values end early".to_owned();
     match element {
-        4 => table.read_from(input).map_err(ends_early),
+        _ if usize::from(element) == table.precision().bytes() => {
+            table.read_from(input).map_err(ends_early)
+        }
         2 | 8 => {
             let size = usize::from(element);
             let mut buffer = vec![0u8; size * 4096];

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use board::{Board, Symmetry};
-use ntuple::{Error, Metadata, Network, Pattern, parse_patterns};
+use ntuple::{Error, Metadata, Network, Pattern, Precision, parse_patterns};
 use proptest::prelude::*;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -455,6 +455,65 @@ fn statistic_tables_keep_their_names_in_both_formats() {
         );
         assert_eq!(reloaded.estimate(board), network.estimate(board));
     }
+}
+
+/// Half-precision weights: each rounded to the nearest f16, half the
+/// memory, and both file formats keep them so.
+#[test]
+fn half_precision_networks_round_and_keep_their_weights() {
+    let dir = tempfile::tempdir().unwrap();
+    let single = network_with_integer_weights("0123 4567 0145!", 3);
+    for table in single.tables() {
+        for index in (0..table.len()).step_by(7) {
+            table.add(index, 0.3);
+        }
+    }
+    let half = Network::open(&save_and_path(&single, dir.path()), None, u64::MAX)
+        .unwrap()
+        .network
+        .into_precision(Precision::F16)
+        .unwrap();
+    assert_eq!(half.precision(), Precision::F16);
+    assert_eq!(2 * half.memory_bytes(), single.memory_bytes());
+    assert!(
+        half.describe().ends_with("of f16 weights)"),
+        "{}",
+        half.describe()
+    );
+    // Every weight rounded to the nearest f16 (integers up to 2048 exactly).
+    for (h, s) in half.tables().iter().zip(single.tables()) {
+        for index in 0..s.len() {
+            assert_eq!(h.get(index), half::f16::from_f32(s.get(index)).to_f32());
+        }
+    }
+    // Updates are rounded too: the value returned is the rounded weights'.
+    let board = Board::from_raw(0x0123_4567_89ab_cdef);
+    assert_eq!(half.update(board, 0.3), half.estimate(board));
+    for name in ["half.nw", "half.w"] {
+        let path = dir.path().join(name);
+        match name {
+            "half.nw" => half.save(&path, &metadata()).unwrap(),
+            _ => half.save_tdl2048(&path).unwrap(),
+        }
+        let patterns = half.patterns().to_vec();
+        let loaded = Network::open(&path, Some(&patterns), u64::MAX)
+            .unwrap()
+            .network;
+        assert_eq!(loaded.precision(), Precision::F16, "{name}");
+        for board in sample_boards() {
+            assert_eq!(loaded.estimate(board), half.estimate(board), "{name}");
+        }
+    }
+    // TDL2048+ writes 2-byte elements as IEEE half: the element size says so.
+    let bytes = std::fs::read(dir.path().join("half.w")).unwrap();
+    assert_eq!(&bytes[1 + 4 + 1 + 8..1 + 4 + 1 + 8 + 2], &[2, 0]);
+}
+
+/// `net` saved in 2048lab's format in `dir`, and the path.
+fn save_and_path(net: &Network, dir: &Path) -> std::path::PathBuf {
+    let path = dir.join("single.nw");
+    net.save(&path, &metadata()).unwrap();
+    path
 }
 
 #[test]
