@@ -4,6 +4,7 @@
 //! whose updates cancel slow down (Jaśkowski's TC, as TDL2048+ offers it).
 
 use crate::features::{ImageIndexer, images};
+use crate::precision::Entry;
 use crate::table::Cache;
 use crate::{Error, Pattern, Table};
 
@@ -88,13 +89,14 @@ impl Coherence {
         let images = images(board);
         for &(number, feature) in &self.features {
             let index = feature.index(&images);
-            let (table, history) = (&weights[number], &self.tables[first + number]);
-            let sum = history.get(2 * index);
-            let size = history.get(2 * index + 1);
+            // Histories are f32 whatever the weights: read as such, without
+            // a branch on their precision at each access.
+            let history = &self.tables[first + number].singles()[2 * index..2 * index + 2];
+            let (sum, size) = (history[0].value(), history[1].value());
             let ratio = if size > 0.0 { sum.abs() / size } else { 1.0 };
-            total += table.add(index, step * ratio);
-            history.add(2 * index, step);
-            history.add(2 * index + 1, step.abs());
+            total += weights[number].add(index, step * ratio);
+            history[0].add(step);
+            history[1].add(step.abs());
         }
         total
     }

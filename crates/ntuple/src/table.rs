@@ -124,6 +124,15 @@ impl Table {
         unsafe { std::slice::from_raw_parts(self.map.as_ptr().cast::<AtomicU32>(), self.len) }
     }
 
+    /// The entries of an `f32` table.
+    ///
+    /// # Panics
+    /// If the table holds `f16` weights.
+    #[inline(always)]
+    pub(crate) fn singles(&self) -> &[AtomicU32] {
+        self.entries()
+    }
+
     /// The entries of an `f16` table.
     #[inline(always)]
     fn halves(&self) -> &[AtomicU16] {
