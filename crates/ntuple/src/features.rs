@@ -135,12 +135,24 @@ pub(crate) fn images(board: Board) -> [Board; 8] {
 /// A weight table's feature: where the table starts, and how a board
 /// becomes its index.
 pub(crate) trait Feature {
-    /// The weight `board` selects, an `E` ([`std::sync::atomic::AtomicU32`] for `f32`
-    /// weights, [`std::sync::atomic::AtomicU16`] for `f16`).
+    /// The index `board` selects, below the table's length.
+    fn index(&self, board: Board) -> usize;
+
+    /// The first byte of the table.
+    fn base(&self) -> *const u8;
+
+    /// The weight `board` selects, an `E` ([`std::sync::atomic::AtomicU32`]
+    /// for `f32` weights, [`std::sync::atomic::AtomicU16`] for `f16`).
     ///
     /// # Safety
-    /// The feature's table must hold entries of type `E`.
-    unsafe fn entry<E>(&self, board: Board) -> &E;
+    /// The feature's table must hold entries of type `E`, and outlive the
+    /// reference.
+    #[inline(always)]
+    unsafe fn entry<E>(&self, board: Board) -> &E {
+        // SAFETY: the index is below the table's length; the caller
+        // promises the entry type and the table's life.
+        unsafe { entry_at(self.base(), self.index(board)) }
+    }
 }
 
 /// The entry `index` of a table of `E` starting at `base`.
@@ -164,16 +176,19 @@ pub(crate) struct TableFeature {
 
 impl Feature for TableFeature {
     #[inline(always)]
-    unsafe fn entry<E>(&self, board: Board) -> &E {
-        // SAFETY: an indexer's index is below its pattern's table length;
-        // the caller promises the entry type, and the network owns the
-        // table and keeps it mapped as long as `self` can be reached.
-        unsafe { entry_at(self.base, self.indexer.index(board)) }
+    fn index(&self, board: Board) -> usize {
+        self.indexer.index(board)
+    }
+
+    #[inline(always)]
+    fn base(&self) -> *const u8 {
+        self.base
     }
 }
 
 /// A feature whose cells increase, indexed by one `pext`: the fast path
-/// of the image walk, without a branch on the indexer's kind.
+/// of the image walk, without a branch on the indexer's kind. The mask
+/// has 4 bits a cell, so the index is below 16^n, the table's length.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct PextFeature {
     pub(crate) mask: u64,
@@ -183,11 +198,13 @@ pub(crate) struct PextFeature {
 
 impl Feature for PextFeature {
     #[inline(always)]
-    unsafe fn entry<E>(&self, board: Board) -> &E {
-        // SAFETY: the mask has 4 bits per cell, so the index is below 16^n,
-        // the table's length; the caller promises the entry type, and the
-        // table lives as long as the network.
-        unsafe { entry_at(self.base, pext(board.raw(), self.mask) as usize) }
+    fn index(&self, board: Board) -> usize {
+        pext(board.raw(), self.mask) as usize
+    }
+
+    #[inline(always)]
+    fn base(&self) -> *const u8 {
+        self.base
     }
 }
 

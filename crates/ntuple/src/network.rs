@@ -481,9 +481,16 @@ impl Network {
         match self.precision {
             // SAFETY: the tables hold f32 weights.
             Precision::F32 => unsafe { self.visit(board, single) },
-            // SAFETY: the tables hold f16 weights.
-            Precision::F16 => unsafe { self.visit(board, half) },
+            Precision::F16 => self.visit_half(board, half),
         }
+    }
+
+    /// [`Network::visit`] of `f16` weights, out of line: the `f32` path
+    /// that training takes stays as compact as without half precision.
+    #[inline(never)]
+    fn visit_half(&self, board: Board, half: impl FnMut(&AtomicU16) -> f32) -> f32 {
+        // SAFETY: called only for tables of f16 weights.
+        unsafe { self.visit(board, half) }
     }
 
     /// Sums `weight(entry)` over every feature of `board`, in the documented

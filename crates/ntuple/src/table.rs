@@ -256,32 +256,32 @@ impl Table {
     /// # Errors
     /// The writer's error.
     pub fn write_to(&self, writer: &mut impl Write) -> io::Result<()> {
-        let mut buffer = Vec::with_capacity(1 << 16);
         match self.precision {
             Precision::F32 => {
-                for chunk in self.entries().chunks(1 << 14) {
-                    buffer.clear();
-                    for entry in chunk {
-                        buffer.extend_from_slice(&entry.load(Relaxed).to_le_bytes());
-                    }
-                    writer.write_all(&buffer)?;
-                }
+                write_bytes(writer, self.entries(), |e| e.load(Relaxed).to_le_bytes())
             }
-            Precision::F16 => {
-                for chunk in self.halves().chunks(1 << 15) {
-                    buffer.clear();
-                    for entry in chunk {
-                        buffer.extend_from_slice(&entry.load(Relaxed).to_le_bytes());
-                    }
-                    writer.write_all(&buffer)?;
-                }
-            }
+            Precision::F16 => write_bytes(writer, self.halves(), |e| e.load(Relaxed).to_le_bytes()),
         }
-        Ok(())
     }
 }
 
-/// The cache a prefetch fills.
+/// Writes the `bytes` of each of `entries` to `writer`, 64 KiB at a time.
+fn write_bytes<T, const N: usize>(
+    writer: &mut impl Write,
+    entries: &[T],
+    bytes: impl Fn(&T) -> [u8; N],
+) -> io::Result<()> {
+    let mut buffer = Vec::with_capacity(1 << 16);
+    for chunk in entries.chunks((1 << 16) / N) {
+        buffer.clear();
+        for entry in chunk {
+            buffer.extend_from_slice(&bytes(entry));
+        }
+        writer.write_all(&buffer)?;
+    }
+    Ok(())
+}
+
 /// `tables` all of one precision: as they are when they are, all widened
 /// to `f32` when they are not (tables of files of both precisions).
 ///
@@ -298,6 +298,7 @@ pub(crate) fn one_precision(tables: Vec<Table>) -> io::Result<Vec<Table>> {
         .collect()
 }
 
+/// The cache a prefetch fills.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cache {
     /// The first level, nearest the core: for a few lines needed next.
