@@ -20,7 +20,8 @@ use crate::{Carousel, Rules, Values, restart};
 /// afterstate, with its kinds of tile ([`kinds`]) counted one block up, as
 /// a binary number (2048 then 4096, 4096 and 2048, 8192, ...) and forced
 /// onto it by [`with_kinds`]; its first update goes to that afterstate. The
-/// chain ends when the kinds would reach `carousel.limit`. Games whose
+/// chain ends when the kinds would reach `carousel.limit` (or leave no
+/// empty cell). Games whose
 /// rules offer no shaping ([`Rules::empty`]) play the first game alone.
 pub(crate) fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     rules: &G,
@@ -44,6 +45,11 @@ pub(crate) fn play<G: Rules, V: Values<G::Board>, R: Rng>(
     let mut kinds = rules.kinds(start) + carousel.block;
     while kinds < carousel.limit {
         let afterstate = rules.with_kinds(start, kinds | 1);
+        if rules.kinds(afterstate) & 1 == 0 {
+            // No empty cell left for the next tile (no kind was held twice
+            // to give one up): the chain ends.
+            break;
+        }
         let board = rules.spawn(afterstate, rng);
         let after = Some(afterstate);
         restart::game(

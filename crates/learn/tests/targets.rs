@@ -181,8 +181,8 @@ fn restarts_learn_again_from_partway_through() {
 
 /// The chain of [`Chain`] at levels of shaping: the board is (position,
 /// level); moves and rewards are the chain's, whatever the level. Its
-/// kinds are 16 per level, and shaping to kinds k restarts from afterstate
-/// 1 at level k / 16. An episode's first tile is spawned on the board two
+/// kinds are 16 per level and an empty cell, and shaping to kinds k
+/// restarts from afterstate 1 at level k / 16. An episode's first tile is spawned on the board two
 /// before position 0.
 struct Levels;
 
@@ -216,7 +216,8 @@ impl Rules for Levels {
     }
 
     fn kinds(&self, (_, level): (usize, u32)) -> u32 {
-        16 * level
+        // Bit 0: an empty cell, for the next tile.
+        (16 * level) | 1
     }
 
     fn with_kinds(&self, _: (usize, u32), kinds: u32) -> (usize, u32) {
@@ -241,9 +242,9 @@ impl<const N: usize> Values<(usize, u32)> for Table<N> {
 #[test]
 fn carousel_shaping_plays_on_from_raised_boards() {
     // Block 16: the game of four moves (TD(0) as above) ends with a3, whose
-    // move earned 16, at level 0: kinds 0 + 16 = 16, below the limit 48, so
+    // move earned 16, at level 0: kinds 1 + 16 = 17, below the limit 48, so
     // the next game restarts from afterstate 1 at level 1, then again at
-    // level 2 (16 + 16 = 32), and stops at 48.
+    // level 2 (17 + 16 = 33), and stops at 49.
     let shaped = |mode| {
         let table = Table(Mutex::new(START));
         let learning = Learning {
