@@ -58,6 +58,26 @@ fn plays_blocks_and_prints_the_summary() {
     assert_eq!(games, 100);
 }
 
+/// `--f16` plays an f32 network rounded to half precision, in half the
+/// memory, and about as well.
+#[test]
+fn plays_a_network_in_half_precision() {
+    let dir = tempfile::tempdir().unwrap();
+    trained(dir.path());
+    let args = ["-i", "net.nw", "-e", "1x200", "-s", "h"];
+    let single = eval(&args, dir.path());
+    let half = eval(&[&args[..], &["--f16"]].concat(), dir.path());
+    assert!(half.status.success(), "{}", text(&half.stderr));
+    let (single, half) = (text(&single.stdout), text(&half.stdout));
+    assert!(single.contains("512 KiB of f32 weights"), "{single}");
+    assert!(half.contains("256 KiB of f16 weights"), "{half}");
+    let (single, half) = (summary_average(&single), summary_average(&half));
+    assert!(
+        (half - single).abs() < 0.2 * single,
+        "{half} against {single}"
+    );
+}
+
 #[test]
 fn bad_files_and_networks_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
