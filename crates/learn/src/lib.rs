@@ -1,7 +1,8 @@
 //! Temporal-difference learning of n-tuple networks for 2048, as TDL2048+
 //! does it: afterstate TD(0) in its online, forward and backward forms,
-//! n-step TD and TD(lambda) ([`Target`]), statistics in its log layout, and
-//! runs over threads sharing one network.
+//! n-step TD and TD(lambda) ([`Target`]), restarts ([`Restart`]), carousel
+//! shaping ([`Carousel`]) and state values ([`play_states`]), statistics in
+//! its log layout, and runs over threads sharing one network.
 //! The learner is generic over the game and the value function ([`Rules`],
 //! [`Values`]), so 2048's variants (the `fib2584` crate) learn with it too.
 //!

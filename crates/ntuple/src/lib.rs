@@ -4,9 +4,12 @@
 //! A [`Pattern`] is a list of cells (`012345`); its table holds one `f32`
 //! weight for every combination of tiles on those cells (16^n entries). An
 //! isomorphic pattern reads the board in all eight symmetric orientations, so
-//! one table serves eight features. A [`Network`] is a list of patterns; the
-//! value of a board is the sum of the weights of all its features, and TD
-//! learning nudges those weights with [`Network::update`].
+//! one table serves eight features. TDL2048+'s statistic features (`mono`,
+//! `num`, `merge`) are patterns too, each with a table of its own. A
+//! [`Network`] is a list of patterns; the value of a board is the sum of
+//! the weights of all its features, and TD learning nudges those weights
+//! with [`Network::update`]. Weights are `f32`, or half precision
+//! ([`Precision`]) in half the memory.
 //!
 //! ```
 //! use board::Board;
