@@ -49,7 +49,7 @@ pub const MAX_CELLS: usize = 8;
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Pattern {
     cells: [u8; MAX_CELLS],
-    /// The number of cells; 0 for `merge`.
+    /// The number of cells; 0 for the statistics read on the whole board.
     len: u8,
     isomorphic: bool,
     kind: Kind,
