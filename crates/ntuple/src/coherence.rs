@@ -3,7 +3,7 @@
 //! ratio, so weights whose updates agree keep learning fast and weights
 //! whose updates cancel slow down (Jaśkowski's TC, as TDL2048+ offers it).
 
-use crate::features::{ImageIndexer, images};
+use crate::features::{Listed, images};
 use crate::precision::Entry;
 use crate::table::Cache;
 use crate::{Error, Pattern, Table};
@@ -16,9 +16,8 @@ pub(crate) struct Coherence {
     /// accumulated updates A at 2i and their accumulated sizes U at 2i + 1,
     /// side by side so that one cache line holds both.
     tables: Vec<Table>,
-    /// Every feature of a stage as (table number in the stage, how its
-    /// index is read), in TDL2048+'s list order.
-    features: Vec<(usize, ImageIndexer)>,
+    /// The features of each table of a stage, in TDL2048+'s list order.
+    features: Vec<Listed>,
 }
 
 impl Coherence {
@@ -41,10 +40,7 @@ impl Coherence {
     pub(crate) fn from_tables(patterns: &[Pattern], tables: Vec<Table>) -> Self {
         let features = patterns
             .iter()
-            .enumerate()
-            .flat_map(|(number, &pattern)| {
-                ImageIndexer::of(pattern).map(move |feature| (number, feature))
-            })
+            .map(|&pattern| Listed::of(pattern))
             .collect();
         Self { tables, features }
     }
@@ -68,8 +64,10 @@ impl Coherence {
     /// `cache`.
     pub(crate) fn prefetch(&self, first: usize, board: board::Board, cache: Cache) {
         let images = images(board);
-        for &(number, feature) in &self.features {
-            self.tables[first + number].prefetch_into(2 * feature.index(&images), cache);
+        for (features, table) in self.features.iter().zip(&self.tables[first..]) {
+            features.fold((), &images, |(), index| {
+                table.prefetch_into(2 * index, cache)
+            });
         }
     }
 
@@ -85,19 +83,20 @@ impl Coherence {
         board: board::Board,
         step: f32,
     ) -> f32 {
-        let mut total = 0.0f32;
         let images = images(board);
-        for &(number, feature) in &self.features {
-            let index = feature.index(&images);
-            // Histories are f32 whatever the weights: read as such, without
-            // a branch on their precision at each access.
-            let history = &self.tables[first + number].singles()[2 * index..2 * index + 2];
-            let (sum, size) = (history[0].value(), history[1].value());
-            let ratio = if size > 0.0 { sum.abs() / size } else { 1.0 };
-            total += weights[number].add(index, step * ratio);
-            history[0].add(step);
-            history[1].add(step.abs());
-        }
-        total
+        let tables = self.features.iter().zip(weights).zip(&self.tables[first..]);
+        tables.fold(0.0f32, |total, ((features, weights), histories)| {
+            features.fold(total, &images, |total, index| {
+                // Histories are f32 whatever the weights: read as such,
+                // without a branch on their precision at each access.
+                let history = &histories.singles()[2 * index..2 * index + 2];
+                let (sum, size) = (history[0].value(), history[1].value());
+                let ratio = if size > 0.0 { sum.abs() / size } else { 1.0 };
+                let total = total + weights.add(index, step * ratio);
+                history[0].add(step);
+                history[1].add(step.abs());
+                total
+            })
+        })
     }
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU16, AtomicU32};
 use board::Board;
 
 use crate::coherence::Coherence;
-use crate::features::{self, Feature, ImageIndexer, Indexer, PextFeature, TableFeature};
+use crate::features::{self, Feature, Indexer, Listed, PextFeature, TableFeature};
 use crate::file::{GAME_2048, Weights, describe, table_bytes};
 use crate::memory::available_memory;
 use crate::precision::Entry;
@@ -28,9 +28,8 @@ enum Layout {
     /// of [`features::feature_symmetries`]), each read on its image of the
     /// board.
     List {
-        features: Vec<(ImageIndexer, *const u8)>,
-        /// Whether any feature reads an image other than the board itself.
-        images: bool,
+        /// Each table's features, and where the table starts.
+        tables: Vec<(Listed, *const u8)>,
         /// The same features when each is one `pext` of the board itself
         /// (networks without isomorphism, such as 8x4patt): a loop of a few
         /// instructions a weight, about 15% faster training of 8x4patt.
@@ -59,28 +58,19 @@ impl Layout {
                 .collect();
             return Self::Walk { features, fast };
         }
-        let features: Vec<_> = tables
-            .flat_map(|(pattern, base)| {
-                ImageIndexer::of(pattern).map(move |feature| (feature, base))
-            })
+        let tables: Vec<_> = tables
+            .map(|(pattern, base)| (Listed::of(pattern), base))
             .collect();
-        let images = !features
+        let fast = tables
             .iter()
-            .all(|(feature, _)| feature.reads_the_board());
-        let fast = features
-            .iter()
-            .map(|&(feature, base)| {
+            .map(|&(features, base)| {
                 Some(PextFeature {
-                    mask: feature.mask_on_the_board()?,
+                    mask: features.mask_on_the_board()?,
                     base,
                 })
             })
             .collect();
-        Self::List {
-            features,
-            images,
-            fast,
-        }
+        Self::List { tables, fast }
     }
 }
 
@@ -516,23 +506,15 @@ impl Network {
                     total + weight(unsafe { feature.entry(board) })
                 });
             }
-            Layout::List {
-                features, images, ..
-            } => {
-                let mut add = |total: f32, &base: &*const u8, index| {
-                    // SAFETY: a feature's index is below its table's length;
-                    // the network owns the table and keeps it mapped, and
-                    // the caller promises the entry type.
-                    total + weight(unsafe { features::entry_at(base, index) })
-                };
-                if !images {
-                    return features.iter().fold(0.0f32, |total, (feature, base)| {
-                        add(total, base, feature.index_on_the_board(board))
-                    });
-                }
+            Layout::List { tables, .. } => {
                 let images = features::images(board);
-                return features.iter().fold(0.0f32, |total, (feature, base)| {
-                    add(total, base, feature.index(&images))
+                return tables.iter().fold(0.0f32, |total, (features, base)| {
+                    features.fold(total, &images, |total, index| {
+                        // SAFETY: a feature's index is below its table's
+                        // length; the network owns the table and keeps it
+                        // mapped, and the caller promises the entry type.
+                        total + weight(unsafe { features::entry_at(*base, index) })
+                    })
                 });
             }
         };

@@ -39,30 +39,46 @@ impl Kind {
 
 /// TDL2048+'s `merge` index: the merges of each row (bits `2r..2r+2`), then
 /// of each column (bits `8+2c..8+2c+2`).
+#[inline]
 pub(crate) fn merge_index(board: Board) -> usize {
     let transposed = board.transpose();
     (0..4).fold(0, |index, line| {
-        let row = merges((board.raw() >> (16 * line)) as u16);
-        let column = merges((transposed.raw() >> (16 * line)) as u16);
-        index | row << (2 * line) | column << (8 + 2 * line)
+        let merges =
+            |board: Board| usize::from(MERGES[(board.raw() >> (16 * line)) as u16 as usize]);
+        index | merges(board) << (2 * line) | merges(transposed) << (8 + 2 * line)
     })
 }
 
+/// The merges of every line of four tiles ([`merges`]), by the line's
+/// nibbles: eight lookups a board instead of eight loops.
+static MERGES: [u8; 1 << 16] = {
+    let mut counts = [0; 1 << 16];
+    let mut line = 0;
+    while line < 1 << 16 {
+        counts[line] = merges(line as u16);
+        line += 1;
+    }
+    counts
+};
+
 /// The number of merges sliding a line of four nibbles makes (either way:
 /// a run of k equal tiles gives k / 2 merges from either end).
-fn merges(line: u16) -> usize {
+const fn merges(line: u16) -> u8 {
     let mut count = 0;
-    let mut open: Option<u16> = None;
-    for tile in (0..4)
-        .map(|i| (line >> (4 * i)) & 0xF)
-        .filter(|&tile| tile != 0)
-    {
-        if open == Some(tile) {
-            count += 1;
-            open = None;
-        } else {
-            open = Some(tile);
+    // The last tile not yet merged, 0 for none.
+    let mut open = 0;
+    let mut cell = 0;
+    while cell < 4 {
+        let tile = (line >> (4 * cell)) & 0xF;
+        if tile != 0 {
+            if tile == open {
+                count += 1;
+                open = 0;
+            } else {
+                open = tile;
+            }
         }
+        cell += 1;
     }
     count
 }
@@ -170,6 +186,19 @@ mod tests {
         // Row 0: 2 2 4 4 (two merges); column 0: 2 . 2 . (one merge).
         let board: Board = "2 2 4 4 / . . . . / 2 . . . / . . . .".parse().unwrap();
         assert_eq!(merge_index(board), 0b10 | 0b01 << 8);
+    }
+
+    #[test]
+    fn merges_are_the_tiles_a_slide_removes() {
+        for line in 0..=u16::MAX {
+            let tiles = [0, 1, 2, 3].map(|cell| (line >> (4 * cell)) as u8 & 0xF);
+            let (slid, _) = board::slide_towards_first(tiles, 16);
+            let count = |tiles: [u8; 4]| tiles.iter().filter(|&&tile| tile != 0).count();
+            assert_eq!(
+                usize::from(MERGES[usize::from(line)]),
+                count(tiles) - count(slid)
+            );
+        }
     }
 
     #[test]
