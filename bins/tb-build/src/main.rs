@@ -297,8 +297,8 @@ fn prepare_builds(memory: Option<u64>, threads: Option<u16>) -> anyhow::Result<O
 /// build's CPU time). Blocks up to 32 MiB now come from a heap that is
 /// never trimmed; larger ones are still mapped and unmapped. This takes
 /// 7-10% off the CPU time of the fixed formations' tables for about a
-/// quarter more peak memory (docs/tablebase-builder.md, "Keeping freed
-/// memory"); either setting alone raised the system time instead.
+/// quarter more peak memory (docs/tablebase-builder.md); either setting
+/// alone raised the system time instead.
 ///
 /// Within a budget the user gave (`bounded`), the threads also share one
 /// heap: with one heap per thread, blocks freed in one heap do not serve

@@ -58,7 +58,7 @@ impl Canon {
     /// The canonical forms of four boards: a move's four results at once,
     /// in vector registers for full symmetry ([`Board::canonical_four`]),
     /// which took free formations' builds about a tenth less CPU time than
-    /// one board at a time (docs/tablebase-builder.md, "Canonical forms").
+    /// one board at a time (docs/tablebase-builder.md).
     #[inline(always)]
     pub fn canonical_all(self, boards: [u64; 4]) -> [u64; 4] {
         match self {

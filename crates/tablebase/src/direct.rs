@@ -7,7 +7,7 @@
 //! CPU time: `tb-build build L3 256 -p 1` spent about 1.2 s of its 21 s
 //! there, as `dd` spends writing 400 MB, where past the cache the disk
 //! takes the bytes from the process's own memory and `dd` spends 0.04 s
-//! (docs/tablebase-builder.md, "Files past the page cache"). Direct
+//! (docs/tablebase-builder.md). Direct
 //! transfers must start at aligned offsets and addresses and span whole
 //! pages, so [`PageWriter`] gathers bytes in an aligned buffer, writes the
 //! padded last page and cuts the file to its length at the end.

@@ -58,7 +58,7 @@ macro_rules! with_form {
             // Free formations: a move's four results are canonicalised at
             // once ([`Canon::canonical_all`]), which took their builds about
             // a tenth less CPU time than one at a time
-            // (docs/tablebase-builder.md, "Canonical forms"); the same loop
+            // (docs/tablebase-builder.md); the same loop
             // slowed the other modes, which form each move alone.
             Canon::Full => {
                 let $form = |moved| canon.canonical_all(moved);
@@ -183,7 +183,7 @@ fn one_mask(formation: &crate::Formation) -> Option<u64> {
 /// children first (in vector lanes: `crate::lanes`), and the length moved
 /// on by their number, without a branch: which moves are children follows
 /// no pattern a CPU could predict, and the lengths stay in registers
-/// (docs/tablebase-builder.md, "Children listed without a branch").
+/// (docs/tablebase-builder.md).
 #[inline(always)]
 pub(crate) fn list_children<T: Copy>(
     spec: &Spec,
@@ -360,8 +360,7 @@ pub fn run(
 /// free8-32's largest layers alike in a harness, and 128 took L3-256 and
 /// free8-32 1.04 to 1.08 times less CPU than 32 in whole builds, where each
 /// group's passes run longer between their set-ups and ask for more
-/// words ahead (docs/tablebase-builder.md, "Children listed without a
-/// branch").
+/// words ahead (docs/tablebase-builder.md).
 pub(crate) const GROUP: usize = 128;
 
 /// The most children of a parent after one spawn: four moves for each of
@@ -377,7 +376,7 @@ const _: () = assert!(LISTED.is_power_of_two());
 /// rate; nothing here): two arrays and a length, which stay in registers
 /// where a `Vec`'s pushes each checked its capacity and stored its length
 /// (the grouped solver ran a tenth fewer instructions building L3-64;
-/// docs/tablebase-builder.md, "Ranks in a pass of their own"). The arrays
+/// docs/tablebase-builder.md). The arrays
 /// hold four more than [`LISTED`], as each spawned board writes all four
 /// of its moves after the children before it; a group's children are
 /// fewer (a position holds a tile, so it has at most 60 children after a
@@ -512,7 +511,7 @@ impl Reached {
 /// many wait on memory at once (free8-32's largest layers marked in a
 /// tenth less time, in a harness on one thread), and each pass is a loop
 /// short enough for the compiler to keep what it reads in registers
-/// (docs/tablebase-builder.md, "Ranks in a pass of their own").
+/// (docs/tablebase-builder.md).
 ///
 /// # Panics
 /// If the two were made for different numbers of threads.

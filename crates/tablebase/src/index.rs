@@ -13,7 +13,7 @@
 //! not 16. Splitting them again (a tree of such tables) or widening the
 //! table did not make lookups faster; solving's batches sort their
 //! children and walk the layer instead (`solve::layer`,
-//! docs/tablebase-builder.md, "Solving").
+//! docs/tablebase-builder.md).
 
 use std::ops::Range;
 

@@ -6,7 +6,7 @@
 //! One move at a time, listing took two compares, two flags, an add and
 //! two stores for each move; four lanes at once took `L3 256 -p 2` at
 //! `f64` about 1.05 times less CPU (the median of 4 pairs;
-//! docs/tablebase-builder.md, "Children listed without a branch").
+//! docs/tablebase-builder.md).
 
 /// The moves among `moved` (a board's four, from `spawned`) that are
 /// children: bit `i` is set if `moved[i]` changed the board and holds a

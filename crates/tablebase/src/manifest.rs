@@ -26,7 +26,7 @@ pub struct Options {
     pub prune: f64,
     /// The zstd level of the layer files: 1 by default, which took whole
     /// builds of L3-128 and L3-256 about 4% less CPU time than level 3
-    /// for files 2% larger (docs/tablebase-builder.md, "Compression").
+    /// for files 2% larger (docs/tablebase-builder.md).
     pub level: i32,
     /// Keep only the positions on optimal lines ([`crate::optimal`]).
     #[serde(default)]

@@ -693,7 +693,7 @@ impl<E: Copy + Into<u32>> Half<E> {
 /// many boards takes once, so that the compiler holds them in registers:
 /// ranked through the space, each board reloaded every field of it after
 /// the loop's stores, which the compiler could not tell from the tables
-/// (docs/tablebase-builder.md, "Ranks in a pass of their own").
+/// (docs/tablebase-builder.md).
 #[derive(Clone, Copy)]
 pub(crate) struct Tables<'a> {
     high: Codes<'a, u32>,
@@ -717,8 +717,7 @@ impl Tables<'_> {
     /// cell of the space's holds it in a free cell, where 0xF is over
     /// every tile of the sum: outside, like a board with a tile over the
     /// largest, without checking the large cells (checking them took a
-    /// sixth of the loop's instructions; docs/tablebase-builder.md, "Ranks
-    /// in a pass of their own").
+    /// sixth of the loop's instructions; docs/tablebase-builder.md).
     #[inline(never)]
     pub(crate) fn fixed_ranks<T>(self, boards: &[u64], ranks: &mut [u64], words: &[T]) {
         let large = self.large.count_ones();
@@ -851,7 +850,7 @@ impl Ranked {
     /// kept, as the layer was solved with lookups allowed for each: the
     /// layers near the horizon, most of whose positions are lost, are
     /// then found by rank too, where their bucket index cost L3-256 about
-    /// 0.9 s more (docs/tablebase-builder.md, "Lost layers found by rank").
+    /// 0.9 s more (docs/tablebase-builder.md).
     pub fn of_kept(marks: &Marks, keep: impl Fn(usize) -> bool) -> Option<Self> {
         let mut words = Vec::with_capacity(marks.bits.len());
         let (mut position, mut before) = (0, 0);

@@ -200,8 +200,7 @@ const COLUMN: u64 = 0x000F_000F_000F_000F;
 
 /// The columns of `board`, each as a row table reads a line (its top cell
 /// lowest): gathered with `pext`, which took fewer instructions than
-/// turning the board (docs/tablebase-builder.md, "Ranks in a pass of
-/// their own").
+/// turning the board (docs/tablebase-builder.md).
 #[inline(always)]
 fn columns(board: u64) -> [u16; 4] {
     std::array::from_fn(|column| pext(board, COLUMN << (4 * column)) as u16)

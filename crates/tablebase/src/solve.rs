@@ -454,8 +454,7 @@ pub fn layer<R: Rate>(
 /// Positions a thread solves a group at a time in one call
 /// (`grouped::solve`), whose lists of children (40 KB, zeroed) are made
 /// for each call: for 1,024 positions a call, zeroing them was 2% of the
-/// instructions valgrind counts building L3-64 (docs/tablebase-builder.md,
-/// "Ranks in a pass of their own").
+/// instructions valgrind counts building L3-64 (docs/tablebase-builder.md).
 const GROUPED_TOGETHER: usize = 1 << 13;
 
 /// The fewest and the most children a batch lists for each spawn (and its
@@ -658,7 +657,7 @@ impl Sweep {
     /// a region's children are found one after the other, each a few steps
     /// past the one before: free8-32 and free8-64 took 5-7% less CPU
     /// time, free8-128 no less that this machine could tell
-    /// (docs/tablebase-builder.md, "Solving").
+    /// (docs/tablebase-builder.md).
     fn look_up<R: Rate>(&mut self, side: usize, layer: &Solved<R>) {
         let (wanted, best) = (&mut self.wanted[side], &mut self.best[side]);
         let Lookup::Buckets(index) = &layer.lookup else {

@@ -840,7 +840,7 @@ mod tests {
         }
     }
 
-    /// Files of format version 1 (before 2026-12-03), whose blocks stored
+    /// Files of format version 1, whose blocks stored
     /// their rates one after another in the boards' frame, are still read:
     /// two written by that build, of 5,000 positions (two blocks) at `f64`
     /// and `u16`.

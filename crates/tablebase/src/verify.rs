@@ -5,10 +5,9 @@
 //! Each layer is read once, one block at a time, picking out its sampled
 //! positions and the children that the samples of the layers before it
 //! look up, so that checking free8-128, whose largest layers hold tens of
-//! millions of positions, holds none of them in memory. (`tb-build
-//! verify` read three layers whole until 2026-11-28: L3-128 with 100
-//! samples a layer then took 0.96-1.42 s and 39 MiB, now 0.63-0.91 s and
-//! 13 MiB, 3 interleaved runs each.)
+//! millions of positions, holds none of them in memory (L3-128 with 100
+//! samples a layer: 0.63-0.91 s and 13 MiB, where holding three layers
+//! whole took 0.96-1.42 s and 39 MiB).
 
 use crate::solve::{self, Solved};
 use crate::sort::sort_unique;

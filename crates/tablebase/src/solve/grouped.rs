@@ -12,8 +12,7 @@
 //! them) the solve took 1.3 times less time a position, and of L3-128 and
 //! L3-256 about 1.05 (docs/tablebase-builder.md). Each pass is a loop of
 //! its own, short enough for the compiler to keep what it reads in
-//! registers (docs/tablebase-builder.md, "Ranks in a pass of their
-//! own").
+//! registers (docs/tablebase-builder.md).
 
 use crate::generate::{GROUP, Listed, MOST_CHILDREN, list_children};
 use crate::prefetch::prefetch;
