@@ -2,12 +2,15 @@
 //! hand-made heuristic, greedily or by expectimax search, and prints
 //! TDL2048+'s block statistics and summary table.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use board::GameRecord;
 use clap::Parser;
-use cli::{EpisodeBar, PlayArgs, RecordFile};
+use cli::RecordFile;
+use cli_game::{EpisodeBar, PlayArgs};
 use learn::{Log, Plan, Player, Run, Valued, session};
 use ntuple::Source;
 use search::{Depth, Evaluator, Heuristic, Limits, Settings, TranspositionTable};
@@ -73,7 +76,7 @@ struct Args {
     /// Play on a board that holds 65536 and beyond, and let the search see a
     /// downgraded copy once a tile reaches this one (TDL2048+'s -h 32768):
     /// tiles above the smallest missing one move down to fill it
-    #[arg(long, value_name = "TILE", value_parser = cli::parse_tile)]
+    #[arg(long, value_name = "TILE", value_parser = cli_game::parse_tile)]
     downgrade: Option<u8>,
 
     /// Value chance nodes reached with a probability below this by the
@@ -124,7 +127,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    cli::main_with("eval", || evaluate(Args::parse()))
+    cli_game::main_with("eval", || evaluate(Args::parse()))
 }
 
 fn parse_cutoff(text: &str) -> Result<f64, String> {
@@ -169,7 +172,7 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         None
     } else {
         let limit = args.play.run.memory_limit();
-        Some(cli::network(
+        Some(cli_game::network(
             args.network.as_deref(),
             &args.input,
             (args.play.stages.as_ref(), args.play.precision()),
@@ -204,8 +207,8 @@ fn evaluate(args: Args) -> anyhow::Result<()> {
         anyhow::ensure!(
             bytes <= left,
             "--cache: a table of {} needs more than the {} of memory left{} (--memory)",
-            ntuple::format_bytes(bytes),
-            ntuple::format_bytes(left),
+            system::format_bytes(bytes),
+            system::format_bytes(left),
             if network.is_some() {
                 " beside the network"
             } else {
@@ -353,7 +356,7 @@ fn evaluate_player(args: &Args) -> anyhow::Result<()> {
             player.tables().min_rate()
         )
     };
-    log.write(&cli::header_for(
+    log.write(&cli_game::header_for(
         "eval",
         &seed_text,
         args.play.run.threads,
@@ -384,7 +387,7 @@ fn header(
 ) -> String {
     let cache = table.map_or("none".to_owned(), |table| {
         let peek = if args.peek { " peek" } else { "" };
-        format!("{}{peek}", ntuple::format_bytes(table.bytes()))
+        format!("{}{peek}", system::format_bytes(table.bytes()))
     });
     let adaptive = if settings.adaptive { " adaptive" } else { "" };
     let cutoff = settings
@@ -399,8 +402,8 @@ fn header(
         settings.depth
     );
     match network {
-        Some(network) => cli::header("eval", seed, args.play.run.threads, network, &[search]),
-        None => cli::header_for(
+        Some(network) => cli_game::header("eval", seed, args.play.run.threads, network, &[search]),
+        None => cli_game::header_for(
             "eval",
             seed,
             args.play.run.threads,

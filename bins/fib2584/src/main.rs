@@ -2,13 +2,16 @@
 //! learning, evaluates them at 1-ply with the course framework's statistics
 //! and episode records, and replays record files to check them.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::{EpisodeBar, LearnArgs, RecordFile, RunArgs};
+use cli::RecordFile;
+use cli_game::{EpisodeBar, LearnArgs, RunArgs};
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Fibonacci, Network, default_radix, report, tile};
 use learn::checkpoint::{self, Settings};
@@ -83,7 +86,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    cli::main_with("fib2584", || run(Args::parse()))
+    cli_game::main_with("fib2584", || run(Args::parse()))
 }
 
 fn run(args: Args) -> anyhow::Result<()> {
@@ -133,14 +136,14 @@ fn run(args: Args) -> anyhow::Result<()> {
     let output = args
         .output
         .clone()
-        .unwrap_or_else(|| cli::default_output(words.as_deref(), ".fib.nw"));
+        .unwrap_or_else(|| cli_game::default_output(words.as_deref(), ".fib.nw"));
     cli::refuse_overlaps(&inputs(&args), &[cli::Named::new("-o", &output)])?;
     // A training run given no seed resumes with its checkpoint's.
     let (seed_text, seed) = match args.plan {
         Some(_) => args.learn.seed(&args.run, &output)?,
         None => args.run.seed(),
     };
-    log.write(&cli::header_for(
+    log.write(&cli_game::header_for(
         "fib2584",
         &seed_text,
         args.run.threads,
@@ -210,7 +213,7 @@ fn train(
     });
     log.write(&format!(
         "train: {plan}, {}\n\n",
-        cli::describe_learning(&learning, learning.rate(network.feature_count()))
+        cli_game::describe_learning(&learning, learning.rate(network.feature_count()))
     ))?;
     let bar = EpisodeBar::new(plan, total.episodes, log);
     let game = Fibonacci::STANDARD;

@@ -2,6 +2,8 @@
 //! watch the AI, practise an endgame table, replay recorded games
 //! (docs/web.md).
 
+#![forbid(unsafe_code)]
+
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -63,7 +65,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    cli::main_with("play", || serve(Args::parse()))
+    cli_game::main_with("play", || serve(Args::parse()))
 }
 
 fn serve(args: Args) -> anyhow::Result<()> {
@@ -103,11 +105,11 @@ fn app(args: &Args) -> anyhow::Result<App> {
         tables,
     ))];
     if !args.input.is_empty() {
-        let network = cli::network(
+        let network = cli_game::network(
             args.network.as_deref(),
             &args.input,
             (None, None),
-            ntuple::available_memory().unwrap_or(u64::MAX),
+            system::available_memory().unwrap_or(u64::MAX),
         )?;
         advisors.push(Advisor::Search {
             name: format!("network {}", args.depth),

@@ -1,13 +1,15 @@
 //! `stats`: what TDL2048+'s helper scripts do with its logs, for logs of
 //! TDL2048+ and of 2048lab alike.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::bail;
 use clap::{Parser, Subcommand};
-use learn::logfile::{Brief, LogBlock, LogRun, parse_log};
+use logfile::{Brief, LogBlock, LogRun, parse_log};
 use plotters::prelude::*;
 
 /// Reads logs in TDL2048+'s layout (written by TDL2048+, or by 2048lab's
@@ -247,7 +249,7 @@ fn plot(
         .map_err(|error| anyhow::anyhow!("{}: {error}", output.display()))?;
     // Drawn in memory and written under a temporary name, so that a plot
     // that fails leaves the file before it as it was.
-    ntuple::write_atomically(output, |mut file| {
+    system::write_atomically(output, |mut file| {
         file.write_all(svg.as_bytes())?;
         Ok(file)
     })?;

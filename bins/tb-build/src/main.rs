@@ -286,7 +286,7 @@ fn prepare_builds(memory: Option<u64>, threads: Option<u16>) -> anyhow::Result<O
             .build_global()
             .context("starting the threads")?;
     }
-    Ok(memory.or_else(|| ntuple::available_memory().map(|bytes| bytes / 2)))
+    Ok(memory.or_else(|| system::available_memory().map(|bytes| bytes / 2)))
 }
 
 /// Sets glibc's allocator for a build.
@@ -388,7 +388,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         spec.four_rate(),
         options.precision,
         if threads == 1 { "" } else { "s" },
-        memory.map_or_else(|| "none".to_owned(), ntuple::format_bytes)
+        memory.map_or_else(|| "none".to_owned(), system::format_bytes)
     );
     let bar = BuildBar::new(spec.steps());
     let say = |line: String| bar.say(line);
@@ -460,7 +460,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     // so rather than let the peak pass for one within it.
     let over = match (summary.peak_memory, memory) {
         (Some(peak), Some(budget)) if peak > budget => {
-            format!(", over the budget of {}", ntuple::format_bytes(budget))
+            format!(", over the budget of {}", system::format_bytes(budget))
         }
         _ => String::new(),
     };
@@ -477,7 +477,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         summary.elapsed.as_secs_f64(),
         summary
             .peak_memory
-            .map_or_else(|| "unknown".to_owned(), ntuple::format_bytes)
+            .map_or_else(|| "unknown".to_owned(), system::format_bytes)
     )?;
     Ok(())
 }

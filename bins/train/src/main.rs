@@ -2,11 +2,13 @@
 //! does, and optionally evaluates it. With no arguments it trains 4x6patt for
 //! 100,000 episodes and saves it as 4x6patt.nw.
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::Parser;
-use cli::{EpisodeBar, LearnArgs, PlayArgs};
+use cli_game::{EpisodeBar, LearnArgs, PlayArgs};
 use learn::checkpoint::{self, Settings};
 use learn::session::{self, Checkpointing};
 use learn::{Carousel, Log, Mode, Plan, Player, Run, Target, Valued};
@@ -89,7 +91,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    cli::main_with("train", || train(Args::parse()))
+    cli_game::main_with("train", || train(Args::parse()))
 }
 
 /// The carousel shaping of `-b BLOCK [LIMIT]`: BLOCK a tile from 2 to
@@ -119,14 +121,14 @@ fn train(args: Args) -> anyhow::Result<()> {
         (None, true) => Some(vec!["4x6patt".to_owned()]),
         (words, _) => words.clone(),
     };
-    let network = cli::network(
+    let network = cli_game::network(
         words.as_deref(),
         &args.input,
         (args.play.stages.as_ref(), args.play.precision()),
         limit,
     )?;
     let output = args.output.clone().unwrap_or_else(|| Source {
-        path: cli::default_output(words.as_deref(), ".nw"),
+        path: cli_game::default_output(words.as_deref(), ".nw"),
         tables: None,
     });
     cli::check_output(&output.path)?;
@@ -198,11 +200,11 @@ fn train(args: Args) -> anyhow::Result<()> {
     let rate = learning.rate(network.feature_count());
     let extra = [format!(
         "{}{}{}",
-        cli::describe_learning(&learning, rate),
+        cli_game::describe_learning(&learning, rate),
         if args.tc { ", temporal coherence" } else { "" },
         if args.states { ", state values" } else { "" }
     )];
-    log.write(&cli::header(
+    log.write(&cli_game::header(
         "train",
         &seed_text,
         args.play.run.threads,
@@ -257,7 +259,7 @@ fn train(args: Args) -> anyhow::Result<()> {
     // The histories only matter for going on with TC training, which a
     // checkpoint resumes; the trained network is its weights.
     network.disable_coherence();
-    cli::save(&network, &output, &metadata)?;
+    cli_game::save(&network, &output, &metadata)?;
     // The output now holds everything the checkpoint did.
     if let Some(checkpointing) = &checkpointing {
         let _ = std::fs::remove_file(&checkpointing.path);

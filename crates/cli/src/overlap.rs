@@ -28,7 +28,7 @@ impl<'a> Named<'a> {
 pub fn refuse_overlaps(inputs: &[Named<'_>], outputs: &[Named<'_>]) -> anyhow::Result<()> {
     let outputs: Vec<&Named<'_>> = outputs
         .iter()
-        .filter(|output| !ntuple::is_special_file(output.path))
+        .filter(|output| !system::is_special_file(output.path))
         .collect();
     for output in &outputs {
         if let Some(input) = inputs

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::Context as _;
-use ntuple::AtomicFile;
+use system::AtomicFile;
 
 use crate::check_output;
 

@@ -22,6 +22,8 @@
 //! docs/fib2584.md in the repository describes the rules, the formats and
 //! the measurements.
 
+#![forbid(unsafe_code)]
+
 mod board;
 mod error;
 mod game;

@@ -32,13 +32,14 @@
 //! docs/learning.md in the repository describes the modes, the parallel
 //! runs and what they accept, and the measurements.
 
+#![forbid(unsafe_code)]
+
 mod carousel;
 pub mod checkpoint;
 mod episode;
 mod error;
 mod learning;
 mod log;
-pub mod logfile;
 mod multistep;
 mod restart;
 mod rules;

@@ -257,7 +257,7 @@ fn log_of(run: &Run) -> (String, Stats) {
 
 #[test]
 fn logs_of_tdl2048_and_of_2048lab_read_alike() {
-    let runs = learn::logfile::parse_log(&tdl2048_log()).unwrap();
+    let runs = logfile::parse_log(&tdl2048_log()).unwrap();
     assert_eq!(runs.len(), 1);
     let logged = &runs[0];
     assert_eq!(
@@ -281,7 +281,7 @@ fn logs_of_tdl2048_and_of_2048lab_read_alike() {
     // 2048lab's own text of a run reads back to its numbers.
     let network = network("2x4patt");
     let (text, total) = log_of(&run(&network, None, "log", "2x30", 1));
-    let runs = learn::logfile::parse_log(&text).unwrap();
+    let runs = logfile::parse_log(&text).unwrap();
     assert_eq!(runs[0].block_size, Some(30));
     assert_eq!(runs[0].blocks[1].total.unwrap().avg, total.average() as u64);
     assert_eq!(

@@ -3,9 +3,10 @@
 //! ratio, so weights whose updates agree keep learning fast and weights
 //! whose updates cancel slow down (Jaśkowski's TC, as TDL2048+ offers it).
 
+use system::Cache;
+
 use crate::features::{Listed, images};
 use crate::precision::Entry;
-use crate::table::Cache;
 use crate::{Error, Pattern, Table};
 
 /// The update histories of a network's weights, and how each feature's

@@ -24,8 +24,8 @@ pub enum Error {
     /// The tables would need more memory than allowed.
     #[error(
         "network {network} needs {}, more than the {} allowed",
-        crate::format_bytes(*needed),
-        crate::format_bytes(*limit)
+        system::format_bytes(*needed),
+        system::format_bytes(*limit)
     )]
     TooLarge {
         /// The network's description.
@@ -36,7 +36,7 @@ pub enum Error {
         limit: u64,
     },
     /// The operating system refused the memory.
-    #[error("could not allocate {} for the weight tables", crate::format_bytes(*needed))]
+    #[error("could not allocate {} for the weight tables", system::format_bytes(*needed))]
     Memory {
         /// Bytes asked for.
         needed: u64,
@@ -95,4 +95,10 @@ pub enum Error {
         /// The patterns asked for.
         expected: String,
     },
+}
+
+impl From<system::FileError> for Error {
+    fn from(system::FileError { path, source }: system::FileError) -> Self {
+        Self::Io { path, source }
+    }
 }

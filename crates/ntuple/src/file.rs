@@ -7,10 +7,9 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+use system::{available_memory, format_bytes, write_atomically};
 
-use crate::atomic::write_atomically;
 use crate::coherence::Coherence;
-use crate::memory::{available_memory, format_bytes};
 use crate::{Error, Network, Pattern, Precision, Stages, Table};
 
 /// The first eight bytes of every 2048lab weight file.
@@ -467,6 +466,7 @@ fn save(
         inner.write_all(&checksum.to_le_bytes())?;
         inner.into_inner().map_err(io::IntoInnerError::into_error)
     })
+    .map_err(Error::from)
 }
 
 /// The bytes of the tables of `patterns` with `radix` values a cell.

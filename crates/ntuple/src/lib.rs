@@ -34,13 +34,11 @@
 //! docs/weights.md in the repository.
 
 mod alias;
-mod atomic;
 mod coherence;
 mod error;
 mod features;
 mod file;
 mod initial;
-mod memory;
 mod network;
 mod pattern;
 mod precision;
@@ -51,11 +49,9 @@ mod table;
 mod tdl2048;
 
 pub use alias::{ALIASES, alias_names, parse_patterns};
-pub use atomic::{AtomicFile, is_special_file, remove_stale_temporaries, write_atomically};
 pub use error::Error;
 pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights, read_metadata};
 pub use initial::{Initial, parse_network};
-pub use memory::{available_memory, format_bytes, parse_bytes};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};
 pub use precision::Precision;

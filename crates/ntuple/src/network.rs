@@ -3,13 +3,12 @@
 use std::sync::atomic::{AtomicU16, AtomicU32};
 
 use board::Board;
+use system::{Cache, available_memory, prefetch};
 
 use crate::coherence::Coherence;
 use crate::features::{self, Feature, Indexer, Listed, PextFeature, TableFeature};
 use crate::file::{GAME_2048, Weights, describe, table_bytes};
-use crate::memory::available_memory;
 use crate::precision::Entry;
-use crate::table::{Cache, prefetch};
 use crate::{Error, Pattern, Precision, Stages, Table};
 
 /// How a network's features are read and summed: TDL2048+'s two orders,

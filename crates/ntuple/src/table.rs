@@ -5,6 +5,7 @@ use std::io::{self, Read, Write};
 use std::sync::atomic::{AtomicU16, AtomicU32, Ordering::Relaxed};
 
 use memmap2::{MmapMut, MmapOptions};
+use system::{Cache, prefetch};
 
 use crate::Precision;
 use crate::precision::Entry;
@@ -296,34 +297,6 @@ pub(crate) fn one_precision(tables: Vec<Table>) -> io::Result<Vec<Table>> {
         .iter()
         .map(|table| table.to_precision(Precision::F32))
         .collect()
-}
-
-/// The cache a prefetch fills.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Cache {
-    /// The first level, nearest the core: for a few lines needed next.
-    First,
-    /// The second level: for many lines at once, which in the first level
-    /// would crowd its few outstanding misses and evict one another.
-    Second,
-}
-
-/// Asks the CPU to fetch `entry` into `cache` without waiting for it.
-#[inline(always)]
-pub(crate) fn prefetch<T>(entry: *const T, cache: Cache) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint that never faults, and SSE is part of
-    // every x86-64 CPU.
-    unsafe {
-        use std::arch::x86_64::{_MM_HINT_T0, _MM_HINT_T1, _mm_prefetch};
-        let address = entry.cast::<i8>();
-        match cache {
-            Cache::First => _mm_prefetch::<_MM_HINT_T0>(address),
-            Cache::Second => _mm_prefetch::<_MM_HINT_T1>(address),
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (entry, cache);
 }
 
 impl std::fmt::Debug for Table {

@@ -6,7 +6,8 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use crate::atomic::write_atomically;
+use system::write_atomically;
+
 use crate::file::{Loaded, Metadata, is_2048lab_file};
 use crate::network::MAX_TABLES;
 use crate::pattern::same_tables;
@@ -129,6 +130,7 @@ impl Network {
             }
             out.into_inner().map_err(io::IntoInnerError::into_error)
         })
+        .map_err(Error::from)
     }
 }
 

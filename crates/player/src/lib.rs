@@ -20,6 +20,8 @@
 //! println!("{} points in {} moves; {}", outcome.score, outcome.moves, player.sources());
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod book;
 mod cache;
 mod depth;

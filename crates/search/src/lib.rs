@@ -20,6 +20,8 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod depth;
 mod expectimax;
 mod heuristic;

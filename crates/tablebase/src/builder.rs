@@ -27,7 +27,6 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::atomic::remove_temporaries;
 use crate::storage::Precision;
 use crate::work::{GENERATED, Generated, boards_path, check_all, lock, write_words};
 use crate::{Error, Fixed, Mover, Spec, optimal};
@@ -242,15 +241,15 @@ pub fn build(
         });
         return Ok(Summary {
             elapsed: start.elapsed(),
-            peak_memory: peak_resident_bytes(),
+            peak_memory: system::peak_resident_memory(),
             ..Summary::default()
         });
     }
     // A killed build may have left files half-written under temporary
     // names; nothing reads them, and the files they were for are rewritten.
     // The files it finished are checked before any is trusted.
-    remove_temporaries(dir, is_table_file)?;
-    remove_temporaries(&work, |_| true)?;
+    system::remove_temporaries(dir, is_table_file)?;
+    system::remove_temporaries(&work, |_| true)?;
     check_all(&work)?;
     let steps = spec.steps();
     let solved_before = (0..steps)
@@ -369,14 +368,6 @@ pub fn build(
     }
     .write(dir)?;
     summary.elapsed = start.elapsed();
-    summary.peak_memory = peak_resident_bytes();
+    summary.peak_memory = system::peak_resident_memory();
     Ok(summary)
-}
-
-/// The peak resident memory of this process (Linux: `VmHWM`).
-pub fn peak_resident_bytes() -> Option<u64> {
-    let status = fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
-    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kib * 1024)
 }

@@ -17,6 +17,10 @@ use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
+use system::AtomicFile;
+
+use crate::Error;
+
 /// The unit of a direct transfer: its offset, length and memory address
 /// are multiples of it (disks' logical blocks are 512 or 4,096 bytes).
 const PAGE: usize = 4096;
@@ -45,6 +49,28 @@ pub(crate) fn create(path: &Path) -> io::Result<File> {
         }
     }
     options.open(path)
+}
+
+/// Starts writing `path` under a temporary name, renamed into place by
+/// [`AtomicFile::commit`], past the page cache where the file system
+/// allows it ([`create`]).
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub(crate) fn create_atomic(path: &Path) -> Result<AtomicFile, Error> {
+    Ok(AtomicFile::create_with(path, create)?)
+}
+
+/// A writer of `file` from its start, which leaves its first `head` bytes
+/// for [`PageWriter::finish`].
+///
+/// # Errors
+/// [`Error::Io`] naming the file.
+pub(crate) fn page_writer(file: &AtomicFile, head: usize) -> Result<PageWriter, Error> {
+    file.file()
+        .try_clone()
+        .and_then(|clone| PageWriter::new(clone, head))
+        .map_err(|source| file.error(source).into())
 }
 
 /// A file written front to back in whole pages from an aligned buffer.

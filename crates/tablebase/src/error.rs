@@ -49,3 +49,9 @@ pub enum Error {
         problem: String,
     },
 }
+
+impl From<system::FileError> for Error {
+    fn from(system::FileError { path, source }: system::FileError) -> Self {
+        Self::Io { path, source }
+    }
+}

@@ -34,7 +34,6 @@
 //! # }
 //! ```
 
-mod atomic;
 pub mod builder;
 mod canon;
 mod compare;

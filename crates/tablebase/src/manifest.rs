@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::atomic::write_atomically;
 use crate::storage::Precision;
 use crate::{Error, Formation, FormationSpec, Spec};
+use system::write_atomically;
 
 /// The manifest's format version: 2 since u32 and f32 tables are solved in
 /// their own type ([`crate::rate`]); tables of version 1 were solved in
@@ -215,6 +215,6 @@ impl Manifest {
             file.write_all(b"\n")?;
             Ok(file)
         })
-        .map_err(|source| Error::Io { path, source })
+        .map_err(Error::from)
     }
 }

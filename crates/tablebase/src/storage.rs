@@ -11,9 +11,9 @@ use std::str::FromStr;
 
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use system::AtomicFile;
 
-use crate::atomic::AtomicFile;
-use crate::direct::PageWriter;
+use crate::direct::{self, PageWriter};
 use crate::solve::Solved;
 use crate::{Error, Rate, Spec};
 
@@ -213,9 +213,9 @@ impl LayerWriter {
         prefix.extend((header_bytes.len() as u32).to_le_bytes());
         prefix.extend(&header_bytes);
         prefix.extend((blocks as u32).to_le_bytes());
-        let file = AtomicFile::create(path)?;
+        let file = direct::create_atomic(path)?;
         // The block index, then the blocks: the index is filled in last.
-        let out = file.writer(prefix.len() + blocks * ENTRY_BYTES)?;
+        let out = direct::page_writer(&file, prefix.len() + blocks * ENTRY_BYTES)?;
         Ok(Self {
             file,
             out,
@@ -293,12 +293,12 @@ impl LayerWriter {
     /// If the positions pushed are not those the header announced.
     pub fn finish(self) -> Result<u64, Error> {
         let (file, bytes) = self.finish_unsynced()?;
-        file.finish()?;
+        file.commit()?;
         Ok(bytes)
     }
 
     /// Writes what is pending, the block index and the checksum; returns
-    /// the file still under its temporary name, for [`AtomicFile::finish`]
+    /// the file still under its temporary name, for [`AtomicFile::commit`]
     /// to flush to disk and rename (on a thread of its own, perhaps), and
     /// its size in bytes.
     ///
@@ -1051,7 +1051,7 @@ mod tests {
             let (file, bytes) = writer.finish_unsynced().unwrap();
             assert!(!path.exists(), "not under its name before the rename");
             if rename {
-                file.finish().unwrap();
+                file.commit().unwrap();
                 assert_eq!(std::fs::metadata(&path).unwrap().len(), bytes);
                 let read = LayerFile::open(&path).unwrap();
                 assert_eq!(read.rate(layer.boards()[77]).unwrap(), layer.rates()[77]);

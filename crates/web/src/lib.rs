@@ -23,6 +23,8 @@
 //! # }
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod advisor;
 mod api;
 mod assets;

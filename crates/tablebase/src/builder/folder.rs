@@ -8,9 +8,9 @@ use std::path::Path;
 
 use super::{WORK, io_error};
 use crate::Error;
-use crate::atomic::temporary_of;
 use crate::manifest::{MANIFEST, MANIFEST_VERSION, Manifest};
 use crate::work::LOCK;
+use system::temporary_of;
 
 /// Whether `name` is one of a finished table's files: its manifest or a
 /// layer file.

@@ -406,7 +406,7 @@ impl Solving<'_> {
         let (file, bytes) = writer.finish_unsynced()?;
         let (work, index) = (self.work.to_owned(), self.index);
         writing.start(move || {
-            file.finish()?;
+            file.commit()?;
             layer_done(&work, index)
         })?;
         let stored = Stored {

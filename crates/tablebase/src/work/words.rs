@@ -5,8 +5,9 @@ use std::io::{BufReader, Read};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::atomic::AtomicFile;
-use crate::direct::PageWriter;
+use system::AtomicFile;
+
+use crate::direct::{self, PageWriter};
 use crate::solve::Solved;
 use crate::{Error, Rate};
 
@@ -29,8 +30,8 @@ impl WordWriter {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn create(path: &Path) -> Result<Self, Error> {
-        let file = AtomicFile::create(path)?;
-        let out = file.writer(0)?;
+        let file = direct::create_atomic(path)?;
+        let out = direct::page_writer(&file, 0)?;
         Ok(Self {
             file,
             out,
@@ -89,7 +90,7 @@ impl WordWriter {
         out.write_all(&last.to_le_bytes())
             .and_then(|()| out.finish(&[]))
             .map_err(|source| file.error(source))?;
-        file.finish()
+        Ok(file.commit()?)
     }
 }
 
@@ -227,7 +228,7 @@ impl WordReader {
                     for (word, bytes) in words.iter_mut().zip(bytes.chunks_exact(8)) {
                         *word = u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
                     }
-                    Ok(())
+                    Ok::<(), Error>(())
                 },
             )?;
         Ok(words)

@@ -1,13 +1,23 @@
-//! How much memory the machine can give, to refuse networks that do not fit
-//! before allocating them.
+//! Memory figures the operating system gives (Linux's `/proc`), and byte
+//! counts as people write them.
 
 /// The memory the operating system says can be allocated without swapping
 /// (`MemAvailable` in `/proc/meminfo`), or `None` where that is unknown.
 pub fn available_memory() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text
-        .lines()
-        .find(|line| line.starts_with("MemAvailable:"))?;
+    proc_figure("/proc/meminfo", "MemAvailable:")
+}
+
+/// The peak resident memory of this process (`VmHWM` in
+/// `/proc/self/status`), or `None` where that is unknown.
+pub fn peak_resident_memory() -> Option<u64> {
+    proc_figure("/proc/self/status", "VmHWM:")
+}
+
+/// The figure in kiB on the line of `file` that starts with `key`, in
+/// bytes.
+fn proc_figure(file: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().find(|line| line.starts_with(key))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024)
 }
@@ -82,6 +92,7 @@ mod tests {
     fn this_machine_reports_memory() {
         if cfg!(target_os = "linux") {
             assert!(available_memory().unwrap() > 0);
+            assert!(peak_resident_memory().unwrap() > 0);
         }
     }
 }

@@ -14,7 +14,8 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::Error;
+use crate::FileError;
+use crate::temporary::{remove_stale_temporaries, temporary_path};
 
 /// A file being written to its name: bytes go to a temporary file beside
 /// it until [`AtomicFile::commit`] renames that into place. Dropped
@@ -23,7 +24,7 @@ use crate::Error;
 ///
 /// ```
 /// use std::io::Write;
-/// use ntuple::AtomicFile;
+/// use system::AtomicFile;
 ///
 /// let dir = tempfile::tempdir()?;
 /// let path = dir.path().join("games.txt");
@@ -45,20 +46,44 @@ impl AtomicFile {
     /// devices, pipes and links).
     ///
     /// # Errors
-    /// [`Error::Io`] naming `path` if the file cannot be created.
-    pub fn create(path: &Path) -> Result<Self, Error> {
+    /// A [`FileError`] naming `path` if the file cannot be created.
+    pub fn create(path: &Path) -> Result<Self, FileError> {
+        Self::create_with(path, |path| File::create(path))
+    }
+
+    /// [`AtomicFile::create`], the file opened by `open` (given the name it
+    /// is written under): a file to be written past the page cache, say,
+    /// whose bytes then go through a writer of its own on [`AtomicFile::file`].
+    ///
+    /// # Errors
+    /// A [`FileError`] naming `path` if `open` fails.
+    pub fn create_with(
+        path: &Path,
+        open: impl FnOnce(&Path) -> io::Result<File>,
+    ) -> Result<Self, FileError> {
         let target = Target::of(path);
-        match File::create(target.writing()) {
+        match open(target.writing()) {
             Ok(file) => Ok(Self { file, target }),
             Err(source) => Err(target.error(source)),
         }
     }
 
+    /// The file being written, for a writer that takes a handle of its own
+    /// (`try_clone`); its bytes count once [`AtomicFile::commit`] syncs it.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// An I/O error on this file, naming it as the caller did.
+    pub fn error(&self, source: io::Error) -> FileError {
+        self.target.error(source)
+    }
+
     /// Syncs the file and renames it to its name.
     ///
     /// # Errors
-    /// [`Error::Io`] naming the file; the temporary file is removed.
-    pub fn commit(mut self) -> Result<(), Error> {
+    /// A [`FileError`] naming the file; the temporary file is removed.
+    pub fn commit(mut self) -> Result<(), FileError> {
         let result = self.target.commit(&mut self.file);
         // Renamed, or to be removed on drop.
         if result.is_ok() {
@@ -96,11 +121,11 @@ impl Drop for AtomicFile {
 /// file is removed if anything fails.
 ///
 /// # Errors
-/// [`Error::Io`] naming `path`.
+/// A [`FileError`] naming `path`.
 pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(File) -> io::Result<File>,
-) -> Result<(), Error> {
+) -> Result<(), FileError> {
     let target = Target::of(path);
     let result = File::create(target.writing())
         .and_then(write)
@@ -150,11 +175,9 @@ impl Target {
             Err(_) => named.to_owned(),
         };
         remove_stale_temporaries(&path);
-        let mut name = path.file_name().unwrap_or_default().to_os_string();
-        name.push(format!("{TEMPORARY}{}", std::process::id()));
         Self {
             named: named.to_owned(),
-            temporary: Some(path.with_file_name(name)),
+            temporary: Some(temporary_path(&path)),
             path,
         }
     }
@@ -175,75 +198,24 @@ impl Target {
         }
     }
 
-    fn error(&self, source: io::Error) -> Error {
-        Error::Io {
+    fn error(&self, source: io::Error) -> FileError {
+        FileError {
             path: self.named.clone(),
             source,
         }
     }
 }
 
-/// What the names of temporary files add to the name: `NAME.tmp-PID`.
-const TEMPORARY: &str = ".tmp-";
-
-/// Removes the temporary files of `path` (`NAME.tmp-PID` beside it) that
-/// a process killed while writing it left: those of processes no longer
-/// running, so that a run writing the same file at once keeps its own.
-/// Writing a file through [`AtomicFile`] does this first; a run that
-/// resumes does it for its outputs at its start. Where running processes
-/// cannot be told (outside Linux), nothing is removed.
-pub fn remove_stale_temporaries(path: &Path) {
-    let (Some(folder), Some(name)) = (path.parent(), path.file_name()) else {
-        return;
-    };
-    let folder = if folder.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        folder
-    };
-    let Ok(entries) = std::fs::read_dir(folder) else {
-        return;
-    };
-    let prefix = format!("{}{TEMPORARY}", name.to_string_lossy());
-    for entry in entries.flatten() {
-        let file_name = entry.file_name();
-        let Some(process) = file_name
-            .to_str()
-            .and_then(|file_name| file_name.strip_prefix(&prefix))
-            .and_then(|process| process.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if process != std::process::id() && !is_running(process) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Whether process `id` is running (on Linux, where `/proc` tells).
-fn is_running(id: u32) -> bool {
-    !cfg!(target_os = "linux") || Path::new(&format!("/proc/{id}")).exists()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::names;
 
-    fn written(path: &Path, text: &str) -> Result<(), Error> {
+    fn written(path: &Path, text: &str) -> Result<(), FileError> {
         write_atomically(path, |mut file| {
             file.write_all(text.as_bytes())?;
             Ok(file)
         })
-    }
-
-    /// Names in `dir`, sorted.
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
     }
 
     #[test]
@@ -255,7 +227,7 @@ mod tests {
             file.write_all(b"half")?;
             Err(io::Error::other("killed"))
         });
-        assert!(matches!(failed, Err(Error::Io { path: p, .. }) if p == path));
+        assert!(matches!(failed, Err(FileError { path: p, .. }) if p == path));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
         written(&path, "second").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
@@ -310,7 +282,7 @@ mod tests {
         for path in [&folder, &link] {
             let error = written(path, "weights").unwrap_err();
             assert!(
-                matches!(&error, Error::Io { path: p, .. } if p == path),
+                matches!(&error, FileError { path: p, .. } if p == path),
                 "{error}"
             );
         }

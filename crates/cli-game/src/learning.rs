@@ -4,11 +4,12 @@
 use std::path::Path;
 
 use anyhow::Context as _;
+use cli::ctrl_c_flag;
 use learn::checkpoint::Settings;
 use learn::session::Checkpointing;
 use learn::{Learning, Mode, Restart, Target};
 
-use crate::{RunArgs, checkpoint_path, ctrl_c_flag, seed};
+use crate::{RunArgs, checkpoint_path, seed};
 
 /// The options of every run that learns.
 #[derive(clap::Args, Debug)]
@@ -188,9 +189,9 @@ impl LearnArgs {
     ) -> Option<Checkpointing> {
         // A run killed while saving left temporary files: gone now, as
         // the files they were for are written again.
-        ntuple::remove_stale_temporaries(output);
+        system::remove_stale_temporaries(output);
         let path = checkpoint_path(output)?;
-        ntuple::remove_stale_temporaries(&path);
+        system::remove_stale_temporaries(&path);
         Some(Checkpointing {
             path,
             every: self.checkpoint_every,

@@ -2,6 +2,8 @@
 //! and in the 2584 course's (written by `fib2584`): what their users'
 //! scripts extract, as a library.
 
+#![forbid(unsafe_code)]
+
 use std::str::FromStr;
 
 /// One `local:` or `total:` line: `avg=7404 max=27088 tile=2048 win=0.30%`.
