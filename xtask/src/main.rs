@@ -4,6 +4,7 @@
 
 mod bench;
 mod native;
+mod outputs;
 mod pgo;
 mod profile;
 mod tablebase;
@@ -30,6 +31,10 @@ enum Recipe {
     /// positions/s, 2584's actions/s, and the peak memory of each. Rounds
     /// are interleaved; medians and ranges are printed as a Markdown table.
     Bench(bench::Options),
+    /// What the programs write, this build's against another's, file by
+    /// file: tables of every kind of formation, weight files of both formats
+    /// and precisions, logs (times aside), game records, both games.
+    Outputs(outputs::Options),
     /// Profile-guided builds of `train` and `eval` for a network, as
     /// TDL2048+'s `make 4x6patt`: instrumented build, a profiling recipe run
     /// on a trained network, profiles merged with llvm-profdata, optimised
@@ -201,6 +206,7 @@ fn main() -> ExitCode {
         }
         Recipe::PgoTablebase(options) => pgo::tablebase(&options),
         Recipe::Bench(options) => bench::bench(&options),
+        Recipe::Outputs(options) => outputs::outputs(&options),
         Recipe::Tablebase(options) => tablebase::tablebase(&options),
     };
     match result {
