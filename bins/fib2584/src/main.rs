@@ -14,10 +14,10 @@ use cli::RecordFile;
 use cli_game::{EpisodeBar, LearnArgs, RunArgs};
 use fib2584::record::{Names, Record, play_recorded};
 use fib2584::{Fibonacci, Network, default_radix, report, tile};
-use learn::checkpoint::{self, Settings};
-use learn::session::Checkpointing;
+use learn::checkpoint::Settings;
+use learn::session;
 use learn::{Log, Plan, Stats, episode_rng, play, play_episodes, run_blocks};
-use ntuple::{Metadata, parse_patterns};
+use ntuple::parse_patterns;
 
 /// Trains and evaluates n-tuple networks for 2584 Fibonacci, the game of
 /// the Theory of Computer Games course: afterstate TD(0) learning, 1-ply
@@ -194,28 +194,23 @@ fn train(
         .learn
         .checkpointing("fib2584", output, settings, seed_text);
     let resumed = args.learn.resumed(checkpointing.as_ref());
-    let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
-        drop(network);
-        let (network, progress) = checkpoint::load::<Network>(path, settings)?
-            .with_context(|| format!("{}: disappeared while starting", path.display()))?;
+    let (network, progress) = session::start(resumed, network)?;
+    if let (Some(progress), Some(resumed)) = (&progress, resumed) {
         log.write(&format!(
             "resume: {} of {} blocks done, from {}\n\n",
             progress.blocks_done,
             plan.blocks,
-            path.display()
+            resumed.path.display()
         ))?;
-        (network, Some(progress))
-    } else {
-        (network, None)
-    };
-    let (first_block, mut total) = progress.map_or((0, Stats::default()), |progress| {
-        (progress.blocks_done, progress.total)
-    });
+    }
+    let done = progress
+        .as_ref()
+        .map_or(0, |progress| progress.total.episodes);
     log.write(&format!(
         "train: {plan}, {}\n\n",
         cli_game::describe_learning(&learning, learning.rate(network.feature_count()))
     ))?;
-    let bar = EpisodeBar::new(plan, total.episodes, log);
+    let bar = EpisodeBar::new(plan, done, log);
     let game = Fibonacci::STANDARD;
     let threads = usize::from(args.run.threads);
     let block = |index: u64| {
@@ -227,32 +222,23 @@ fn train(
             outcome
         })
     };
-    run_blocks(plan, first_block, &mut total, block, |block| {
-        log.write(&report::block(
-            block.total.episodes,
-            block.local,
-            block.elapsed,
-        ))?;
-        match &checkpointing {
-            Some(checkpointing) => {
-                checkpointing.after_block(block.index + 1, plan.blocks, &network, block.total)
-            }
-            None => Ok(()),
-        }
-    })?;
+    let total = session::train(
+        plan,
+        &network,
+        (checkpointing.as_ref(), progress),
+        block,
+        |block| {
+            log.write(&report::block(
+                block.total.episodes,
+                block.local,
+                block.elapsed,
+            ))
+        },
+    )?;
+    drop(bar);
     cli::stop_at_once();
-    let metadata = Metadata::from([
-        ("trained_episodes".to_owned(), total.episodes.to_string()),
-        ("alpha".to_owned(), learning.alpha.to_string()),
-        ("mode".to_owned(), learning.mode.to_string()),
-        ("target".to_owned(), learning.target.to_string()),
-        ("seed".to_owned(), seed_text.to_owned()),
-    ]);
-    network.save(output, &metadata)?;
-    // The output now holds everything the checkpoint did.
-    if let Some(checkpointing) = &checkpointing {
-        let _ = std::fs::remove_file(&checkpointing.path);
-    }
+    let metadata = session::trained_metadata(&total, &learning, seed_text);
+    session::finish(checkpointing.as_ref(), || network.save(output, &metadata))?;
     log.write(&format!(
         "trained {} episodes: 2584 reached in {:.2}%\nsaved {}\n\n",
         total.episodes,

@@ -9,10 +9,10 @@ use std::process::ExitCode;
 use anyhow::Context as _;
 use clap::Parser;
 use cli_game::{EpisodeBar, LearnArgs, PlayArgs};
-use learn::checkpoint::{self, Settings};
-use learn::session::{self, Checkpointing};
+use learn::checkpoint::Settings;
+use learn::session;
 use learn::{Carousel, Log, Mode, Plan, Player, Run, Target, Valued};
-use ntuple::{Metadata, Source};
+use ntuple::Source;
 
 /// Trains an n-tuple network for 2048 by afterstate TD(0) learning, as
 /// TDL2048+ does, printing its block statistics; saves a checkpoint every
@@ -181,17 +181,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         .learn
         .checkpointing("train", &output.path, settings, &seed_text);
     let resumed = args.learn.resumed(checkpointing.as_ref());
-    let (network, progress) = if let Some(Checkpointing { path, settings, .. }) = resumed {
-        // The checkpoint holds the weights to go on with: free these first,
-        // so that two networks never occupy memory at once.
-        drop(network);
-        let (network, progress) = checkpoint::load(path, settings)?
-            .with_context(|| format!("{}: disappeared while starting", path.display()))?;
-        (network, Some((progress, path)))
-    } else {
-        (network, None)
-    };
-    let mut network = network;
+    let (mut network, progress) = session::start(resumed, network)?;
     if args.tc {
         network.enable_coherence(limit.saturating_sub(network.memory_bytes()))?;
     }
@@ -211,18 +201,18 @@ fn train(args: Args) -> anyhow::Result<()> {
         &network,
         &extra,
     ))?;
-    if let Some((progress, path)) = &progress {
+    if let (Some(progress), Some(resumed)) = (&progress, resumed) {
         log.write(&format!(
             "resume: {} of {} blocks done, from {}\n\n",
             progress.blocks_done,
             args.plan.blocks,
-            path.display()
+            resumed.path.display()
         ))?;
     }
     log.write(&format!("train: {}\n\n", args.plan))?;
     let done = progress
         .as_ref()
-        .map_or(0, |(progress, _)| progress.total.episodes);
+        .map_or(0, |progress| progress.total.episodes);
     let bar = EpisodeBar::new(args.plan, done, &mut log);
     let spawns = args.play.spawns();
     let run = Run {
@@ -238,32 +228,24 @@ fn train(args: Args) -> anyhow::Result<()> {
         progress: bar.progress(),
     };
     let total = session::train(
-        &run,
-        &mut log,
-        args.play.win,
-        checkpointing.as_ref(),
-        progress.map(|(progress, _)| progress),
+        args.plan,
+        &network,
+        (checkpointing.as_ref(), progress),
+        |index| run.block(index),
+        |block| log.write(&block.report(args.plan.blocks, args.play.win)),
     )?;
     // The bar goes before the output is saved; so does Ctrl-C's safe stop.
     drop(bar);
     cli::stop_at_once();
 
-    let metadata = Metadata::from([
-        ("trained_episodes".to_owned(), total.episodes.to_string()),
-        ("alpha".to_owned(), learning.alpha.to_string()),
-        ("mode".to_owned(), learning.mode.to_string()),
-        ("target".to_owned(), learning.target.to_string()),
-        ("values".to_owned(), valued.to_string()),
-        ("seed".to_owned(), seed_text.clone()),
-    ]);
+    let mut metadata = session::trained_metadata(&total, &learning, &seed_text);
+    metadata.insert("values".to_owned(), valued.to_string());
     // The histories only matter for going on with TC training, which a
     // checkpoint resumes; the trained network is its weights.
     network.disable_coherence();
-    cli_game::save(&network, &output, &metadata)?;
-    // The output now holds everything the checkpoint did.
-    if let Some(checkpointing) = &checkpointing {
-        let _ = std::fs::remove_file(&checkpointing.path);
-    }
+    session::finish(checkpointing.as_ref(), || {
+        cli_game::save(&network, &output, &metadata)
+    })?;
     log.write(&format!("saved {output}\n\n"))?;
 
     if let Some(plan) = args.evaluate {

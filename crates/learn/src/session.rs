@@ -7,8 +7,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use board::GameRecord;
 
+use ntuple::Metadata;
+
 use crate::checkpoint::{self, Progress, Settings};
-use crate::{Error, Log, Player, Run, Stats, run_blocks, summary};
+use crate::{Block, Error, Learning, Log, Plan, Run, Stats, run_blocks, summary};
 
 /// Where and how often a training run saves its progress, and whether it
 /// was asked to stop.
@@ -65,38 +67,87 @@ impl Checkpointing {
     }
 }
 
-/// Trains `run.network` block by block from `resume` (or the start),
-/// printing each block to `log` and saving checkpoints as asked. Returns the
-/// statistics of all blocks, resumed ones included.
+/// The weights a run trains, and the progress it goes on from: the
+/// checkpoint's when it resumes from `resumed` (`fresh` is let go first, so
+/// that two networks never take memory at once), else `fresh` from the
+/// start.
 ///
 /// # Errors
-/// [`Error::Io`] if the log fails, [`Error::Network`] if a checkpoint cannot
-/// be written.
+/// [`Error::Checkpoint`] if the checkpoint cannot be read, holds another
+/// run, or is gone.
+pub fn start<W: checkpoint::Weights>(
+    resumed: Option<&Checkpointing>,
+    fresh: W,
+) -> Result<(W, Option<Progress>), Error> {
+    let Some(checkpointing) = resumed else {
+        return Ok((fresh, None));
+    };
+    drop(fresh);
+    let (weights, progress) = checkpoint::load(&checkpointing.path, &checkpointing.settings)?
+        .ok_or_else(|| Error::Checkpoint {
+            path: checkpointing.path.clone(),
+            problem: "disappeared while starting".to_owned(),
+        })?;
+    Ok((weights, Some(progress)))
+}
+
+/// Trains `weights` by `plan` from `resume` (or the start): plays each block
+/// with `block` (which learns into `weights`), hands it to `report` (which
+/// prints it), and saves checkpoints as `checkpointing` asks. Returns the
+/// statistics of all blocks, resumed ones included. Any game and any
+/// learner: 2048's `Run::block`, or the 2584 course's episodes.
 ///
-/// # Panics
-/// If the run's player is not a network's greedy player: only it learns.
-pub fn train(
-    run: &Run,
-    log: &mut Log,
-    win_tile: u8,
-    checkpointing: Option<&Checkpointing>,
-    resume: Option<Progress>,
+/// # Errors
+/// The first error of `report`; [`Error::Network`] if a checkpoint cannot
+/// be written; [`Error::Stopped`] once Ctrl-C's checkpoint is saved.
+pub fn train<W: checkpoint::Weights>(
+    plan: Plan,
+    weights: &W,
+    (checkpointing, resume): (Option<&Checkpointing>, Option<Progress>),
+    block: impl FnMut(u64) -> Stats,
+    mut report: impl FnMut(&Block<'_>) -> Result<(), Error>,
 ) -> Result<Stats, Error> {
     let (first_block, mut total) = resume.map_or((0, Stats::default()), |progress| {
         (progress.blocks_done, progress.total)
     });
-    let Player::Greedy { network, .. } = run.player else {
-        panic!("only a network's greedy player learns");
-    };
-    let blocks = run.plan.blocks;
-    run.execute(first_block, &mut total, |block| {
-        log.write(&block.report(blocks, win_tile))?;
-        if let Some(checkpointing) = checkpointing {
-            checkpointing.after_block(block.index + 1, blocks, network, block.total)?;
+    run_blocks(plan, first_block, &mut total, block, |block| {
+        report(&block)?;
+        match checkpointing {
+            Some(checkpointing) => {
+                checkpointing.after_block(block.index + 1, plan.blocks, weights, block.total)
+            }
+            None => Ok(()),
         }
-        Ok::<(), Error>(())
     })?;
     Ok(total)
+}
+
+/// Saves a trained run's output with `save`, then removes its checkpoint,
+/// whose every byte the output now holds.
+///
+/// # Errors
+/// The error of `save`; the checkpoint then stays.
+pub fn finish<E>(
+    checkpointing: Option<&Checkpointing>,
+    save: impl FnOnce() -> Result<(), E>,
+) -> Result<(), E> {
+    save()?;
+    if let Some(checkpointing) = checkpointing {
+        let _ = std::fs::remove_file(&checkpointing.path);
+    }
+    Ok(())
+}
+
+/// What a trained network's file records of its training: the episodes,
+/// the learning settings and the seed.
+pub fn trained_metadata(total: &Stats, learning: &Learning, seed_text: &str) -> Metadata {
+    Metadata::from([
+        ("trained_episodes".to_owned(), total.episodes.to_string()),
+        ("alpha".to_owned(), learning.alpha.to_string()),
+        ("mode".to_owned(), learning.mode.to_string()),
+        ("target".to_owned(), learning.target.to_string()),
+        ("seed".to_owned(), seed_text.to_owned()),
+    ])
 }
 
 /// What [`evaluate`] hands the games it records to, a block at a time.
