@@ -1,7 +1,8 @@
 //! Inputs shared by the criterion suites in `benches/`: realistic boards,
 //! and plain reference answers each suite checks before it times anything.
 
-use board::{Board, Direction, Game, RandomPolicy, SpawnRule, slide_cells};
+use board::reference::slide_cells;
+use board::{Board, Direction, Game, RandomPolicy, SpawnRule};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 

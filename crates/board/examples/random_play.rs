@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 use std::io::Write as _;
 use std::time::Instant;
 
-use board::{Game, RandomPolicy, SpawnRule, tile_value};
+use board::{Board, Game, RandomPolicy, SpawnRule};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
@@ -48,7 +48,7 @@ fn main() {
         let _ = writeln!(
             report,
             "max tile {:>6}: {count} games",
-            tile_value(exponent as u8)
+            Board::tile_value(exponent as u8)
         );
     }
     // A reader that stops early (`| head -1`) is not an error.

@@ -1,7 +1,9 @@
 //! The 64-bit board and what can be read off it.
 
+use system::bits;
+
 use crate::Error;
-use crate::bits::{self, zero_nibbles};
+use crate::bits::zero_nibbles;
 
 /// A 2048 position: sixteen cells of 4 bits in one `u64`.
 ///
@@ -30,6 +32,13 @@ use crate::bits::{self, zero_nibbles};
 pub struct Board(pub(crate) u64);
 
 impl Board {
+    /// The value of a tile of this exponent: 0 for an empty cell, else
+    /// 2^exponent.
+    #[inline]
+    pub const fn tile_value(exponent: u8) -> u32 {
+        if exponent == 0 { 0 } else { 1 << exponent }
+    }
+
     /// The board with no tiles.
     pub const EMPTY: Board = Board(0);
 
@@ -97,7 +106,7 @@ impl Board {
     /// The empty cells as a 16-bit mask: bit `i` is set when cell `i` is empty.
     #[inline]
     pub fn empty_mask(self) -> u16 {
-        bits::pext(zero_nibbles(self.0), bits::NIBBLE_LOW_BITS) as u16
+        bits::pext(zero_nibbles(self.0), crate::bits::NIBBLE_LOW_BITS) as u16
     }
 
     /// The number of empty cells.
@@ -126,7 +135,7 @@ impl Board {
     /// Each move keeps it and each spawn adds 2 or 4, so it counts the
     /// progress of a game; endgame tables number their layers by it.
     pub fn tile_sum(self) -> u32 {
-        (0..16).map(|cell| crate::tile_value(self.tile(cell))).sum()
+        (0..16).map(|cell| Self::tile_value(self.tile(cell))).sum()
     }
 
     /// The game score that made this board if every spawned tile was a 2.

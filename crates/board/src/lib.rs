@@ -28,7 +28,7 @@
 //! line that parses back.
 //!
 //! Speed: on x86-64 the workspace builds for x86-64-v3, so the BMI2
-//! instructions `pext` and `pdep` are used (see [`bits`]); other targets use
+//! instructions `pext` and `pdep` are used (see `system::bits`); other targets use
 //! portable code that gives the same results. **A crate that depends on
 //! `board` does not inherit that setting**: it builds the portable code
 //! unless it asks for the CPU too, which made moves and n-tuple lookups
@@ -43,7 +43,7 @@
 //! docs/board.md in the repository explains the encoding with a worked
 //! example.
 
-pub mod bits;
+mod bits;
 mod board;
 mod direction;
 mod error;
@@ -60,15 +60,17 @@ pub use board::Board;
 pub use direction::Direction;
 pub use error::Error;
 pub use game::{Episode, Game, Policy, RandomPolicy, Step};
-pub use line::slide_towards_first;
-pub use moves::{Afterstate, Afterstates, slide_cells};
+pub use moves::{Afterstate, Afterstates};
 pub use record::GameRecord;
 pub use spawn::SpawnRule;
 pub use symmetry::{Symmetry, SymmetryGroup};
 pub use wide::WideBoard;
 
-/// The value of a tile of this exponent: 0 for an empty cell, else 2^exponent.
-#[inline]
-pub const fn tile_value(exponent: u8) -> u32 {
-    if exponent == 0 { 0 } else { 1 << exponent }
+/// The plain rules every fast path of this crate is derived from and
+/// checked against: one line sliding towards its first cell, and a whole
+/// board slid cell by cell. Code built on the board checks its own fast
+/// paths against them in tests and benchmarks.
+pub mod reference {
+    pub use crate::line::slide_towards_first;
+    pub use crate::moves::slide_cells;
 }

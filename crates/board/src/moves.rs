@@ -2,7 +2,8 @@
 
 use std::ops::Index;
 
-use crate::{Board, Direction, slide_towards_first};
+use crate::line::slide_towards_first;
+use crate::{Board, Direction};
 
 #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
 mod avx2;

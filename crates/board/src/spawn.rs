@@ -1,8 +1,8 @@
 //! Where new tiles appear, at random or enumerated with their probabilities.
 
 use rand::Rng;
+use system::bits;
 
-use crate::bits;
 use crate::{Board, Error};
 
 /// How new tiles appear: in a uniformly random empty cell, a 4 with

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::{Board, Error, tile_value};
+use crate::{Board, Error};
 
 /// Writes sixteen exponents as a grid of values, `.` for empty cells: four
 /// right-aligned lines, or with `{:#}` one line with rows split by ` / `,
@@ -11,7 +11,7 @@ use crate::{Board, Error, tile_value};
 pub(crate) fn write_grid(f: &mut fmt::Formatter<'_>, exponents: [u8; 16]) -> fmt::Result {
     let texts = exponents.map(|exponent| match exponent {
         0 => ".".to_owned(),
-        _ => tile_value(exponent).to_string(),
+        _ => Board::tile_value(exponent).to_string(),
     });
     let one_line = f.alternate();
     let width = if one_line {

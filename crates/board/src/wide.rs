@@ -5,8 +5,9 @@ use std::str::FromStr;
 
 use crate::bits::zero_nibbles;
 use crate::board::check_exponents;
+use crate::moves::slide_cells;
 use crate::text::{parse_grid, write_grid};
-use crate::{Afterstate, Afterstates, Board, Direction, Error, slide_cells};
+use crate::{Afterstate, Afterstates, Board, Direction, Error};
 
 /// A board with a fifth bit in every cell: tiles up to 2^18 = 262,144.
 ///
@@ -118,7 +119,7 @@ impl WideBoard {
 
     /// The sum of the values of all tiles.
     pub fn tile_sum(self) -> u32 {
-        self.exponents().into_iter().map(crate::tile_value).sum()
+        self.exponents().into_iter().map(Board::tile_value).sum()
     }
 
     /// The game score that made this board if every spawned tile was a 2

@@ -191,11 +191,11 @@ proptest! {
             prop_assert_eq!(board.empty_mask() & (1 << cell) != 0, value == 0);
         }
         let max = values.iter().copied().max().unwrap();
-        prop_assert_eq!(board::tile_value(board.max_tile()), max);
+        prop_assert_eq!(board::Board::tile_value(board.max_tile()), max);
         prop_assert_eq!(board.tile_sum(), values.iter().sum::<u32>());
         let counts = board.tile_counts();
         for exponent in 0..16u8 {
-            let expected = values.iter().filter(|&&v| v == board::tile_value(exponent)).count();
+            let expected = values.iter().filter(|&&v| v == board::Board::tile_value(exponent)).count();
             prop_assert_eq!(usize::from(counts[usize::from(exponent)]), expected);
         }
         let implied: u32 = values
@@ -326,7 +326,7 @@ proptest! {
         prop_assert_eq!(WideBoard::from_exponents(board.exponents()).unwrap(), board);
         let values: Vec<u32> = wide_grid(board).into_iter().flatten().collect();
         prop_assert_eq!(board.tile_sum(), values.iter().sum::<u32>());
-        prop_assert_eq!(board::tile_value(board.max_tile()), *values.iter().max().unwrap());
+        prop_assert_eq!(board::Board::tile_value(board.max_tile()), *values.iter().max().unwrap());
         prop_assert_eq!(board.empty_count() as usize, values.iter().filter(|&&v| v == 0).count());
     }
 

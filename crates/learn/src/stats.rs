@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use board::tile_value;
+use board::Board;
 use serde::{Deserialize, Serialize};
 
 use crate::Outcome;
@@ -108,7 +108,7 @@ impl Stats {
             "avg={} max={} tile={} win={:.2}%",
             self.average() as u64,
             self.max_score,
-            tile_value(self.max_tile()),
+            Board::tile_value(self.max_tile()),
             100.0 * self.reach_rate(win_tile)
         )
     }
@@ -187,7 +187,7 @@ pub fn summary(elapsed: Duration, stats: &Stats, win_tile: u8) -> String {
         let _ = writeln!(
             text,
             "{:<6}{:>8}{:>8}{:>8}{:>8.2}%{:>8.2}%",
-            tile_value(exponent as u8),
+            Board::tile_value(exponent as u8),
             row.episodes,
             row.score / row.episodes,
             row.moves / row.episodes,

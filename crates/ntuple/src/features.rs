@@ -1,8 +1,8 @@
 //! Features: a table and how a board becomes its index, on the fastest path
 //! each pattern allows, and the order in which TDL2048+ lists them.
 
-use board::bits::pext;
 use board::{Board, Symmetry};
+use system::bits::pext;
 
 use crate::Pattern;
 use crate::statistic::{self, Kind, LINE_ORDERS};

@@ -4,7 +4,7 @@
 //! many weights, at the cost of one table each.
 
 use board::Board;
-use board::bits::pext;
+use system::bits::pext;
 
 /// What a weight table's index is made of.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -192,7 +192,7 @@ mod tests {
     fn merges_are_the_tiles_a_slide_removes() {
         for line in 0..=u16::MAX {
             let tiles = [0, 1, 2, 3].map(|cell| (line >> (4 * cell)) as u8 & 0xF);
-            let (slid, _) = board::slide_towards_first(tiles, 16);
+            let (slid, _) = board::reference::slide_towards_first(tiles, 16);
             let count = |tiles: [u8; 4]| tiles.iter().filter(|&&tile| tile != 0).count();
             assert_eq!(
                 usize::from(MERGES[usize::from(line)]),

@@ -1,7 +1,7 @@
 //! One layer of an endgame table packed for lookups: about 6 bytes a
 //! position where the table's own layout needs 12 in memory.
 
-use board::bits::pext;
+use system::bits::pext;
 
 /// A layer's positions and rates, packed.
 ///
@@ -158,7 +158,7 @@ mod tests {
             whole in proptest::collection::vec(any::<u64>(), 1..300),
             walls in prop_oneof![Just(0xFFF0_FFF0_0000_0000u64), Just(0xFF00_0000_0000_0000)],
         ) {
-            check(free.iter().map(|&key| board::bits::pdep(key, !walls) | walls).collect());
+            check(free.iter().map(|&key| system::bits::pdep(key, !walls) | walls).collect());
             check(whole);
         }
     }

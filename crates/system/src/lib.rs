@@ -4,8 +4,9 @@
 //! ([`remove_stale_temporaries`], [`remove_temporaries`]); the memory the
 //! machine can give and the memory a process has taken
 //! ([`available_memory`], [`peak_resident_memory`]) with byte counts as
-//! people write them ([`format_bytes`], [`parse_bytes`]); and hints to the
-//! CPU to fetch memory soon read ([`prefetch`]).
+//! people write them ([`format_bytes`], [`parse_bytes`]); hints to the CPU
+//! to fetch memory soon read ([`prefetch`]); and its instructions that
+//! gather and scatter bits ([`bits`]).
 //!
 //! ```
 //! use std::io::Write;
@@ -21,6 +22,7 @@
 //! ```
 
 mod atomic;
+pub mod bits;
 mod error;
 mod memory;
 mod prefetch;

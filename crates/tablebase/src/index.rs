@@ -17,8 +17,8 @@
 
 use std::ops::Range;
 
-use board::bits::pext;
 use rayon::prelude::*;
+use system::bits::pext;
 
 /// Boards per bucket aimed at.
 const PER_BUCKET: usize = 16;

@@ -35,8 +35,8 @@ mod placement;
 use std::ops::Range;
 use std::sync::Arc;
 
-use board::bits::{pdep, pext};
 use rayon::prelude::*;
+use system::bits::{pdep, pext};
 
 use crate::canon::Canon;
 use crate::formation::large_nibbles;

@@ -4,7 +4,7 @@
 use std::sync::LazyLock;
 
 use board::Direction;
-use board::bits::{pdep, pext};
+use system::bits::{pdep, pext};
 
 /// What the nibble 0xF is on a formation's board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]

@@ -21,8 +21,8 @@
 
 mod with_values;
 
-use board::bits::{pdep, pext};
 use rayon::prelude::*;
+use system::bits::{pdep, pext};
 
 pub use with_values::sort_with_values;
 

@@ -2,7 +2,7 @@
 //! the square: the first part of a free formation's ranks.
 
 use board::Board;
-use board::bits::{pdep, pext};
+use system::bits::{pdep, pext};
 
 use super::gather;
 
