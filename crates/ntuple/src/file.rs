@@ -7,20 +7,16 @@ use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
-use system::{available_memory, format_bytes, write_atomically};
+use system::{available_memory, write_atomically};
 
 use crate::coherence::Coherence;
-use crate::{Error, Network, Pattern, Precision, Stages, Table};
+use crate::{Error, GAME_2048, Network, Pattern, Precision, Stages, Table, Weights};
 
 /// The first eight bytes of every 2048lab weight file.
 pub const MAGIC: [u8; 8] = *b"2048labW";
 
 /// The format version this build writes and the newest it reads.
 pub const VERSION: u32 = 3;
-
-/// The game of 2048's weight files: the `game` of [`Weights`] written by
-/// [`Network::save`].
-pub const GAME_2048: &str = "2048";
 
 /// Free-form facts stored with the weights (episodes trained, settings),
 /// as key-value text.
@@ -103,28 +99,6 @@ impl From<HeaderV1> for Header {
     }
 }
 
-/// The tables of a weight file of any game, with what describes them. Games
-/// other than 2048 keep their networks in this container ([`Weights::save`],
-/// [`Weights::load`]), so that a file of one game is never taken for
-/// another's.
-#[derive(Debug)]
-pub struct Weights {
-    /// The game the weights are for, such as [`GAME_2048`].
-    pub game: String,
-    /// The patterns of a stage, in order.
-    pub patterns: Vec<Pattern>,
-    /// The values a cell takes in a table index.
-    pub radix: u32,
-    /// The stages (one for most networks).
-    pub stages: Stages,
-    /// One table per pattern and stage, stage after stage, each of
-    /// [`Pattern::entries`] entries.
-    pub tables: Vec<Table>,
-    /// Temporal coherence histories, one per table and of twice its length,
-    /// or none.
-    pub coherence: Vec<Table>,
-}
-
 /// A network read from a file, with the metadata saved beside it.
 #[derive(Debug)]
 pub struct Loaded {
@@ -182,71 +156,6 @@ pub(crate) fn is_2048lab_file(path: &Path) -> Result<bool, Error> {
 }
 
 impl Weights {
-    /// Zeroed tables for `patterns` with `radix` values a cell, one set per
-    /// stage, refused if they need more than `limit` bytes.
-    ///
-    /// # Errors
-    /// [`Error::TooLarge`] over the limit, before anything is allocated;
-    /// [`Error::Memory`] if allocation fails; [`Error::EmptyNetwork`]
-    /// without patterns.
-    pub fn zeroed(
-        game: &str,
-        patterns: Vec<Pattern>,
-        radix: u32,
-        stages: Stages,
-        limit: u64,
-    ) -> Result<Self, Error> {
-        Self::zeroed_as(game, patterns, (radix, Precision::F32), stages, limit)
-    }
-
-    /// [`Weights::zeroed`], the weights stored in `precision`.
-    ///
-    /// # Errors
-    /// As [`Weights::zeroed`].
-    pub fn zeroed_as(
-        game: &str,
-        patterns: Vec<Pattern>,
-        (radix, precision): (u32, Precision),
-        stages: Stages,
-        limit: u64,
-    ) -> Result<Self, Error> {
-        if patterns.is_empty() {
-            return Err(Error::EmptyNetwork);
-        }
-        let needed = table_bytes(&patterns, radix, precision) * stages.len() as u64;
-        if needed > limit {
-            return Err(Error::TooLarge {
-                network: describe(&patterns, radix, &stages, precision),
-                needed,
-                limit,
-            });
-        }
-        let tables = (0..stages.len())
-            .flat_map(|_| &patterns)
-            .map(|pattern| Table::zeroed_as(pattern.entries(radix), precision))
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|source| Error::Memory { needed, source })?;
-        Ok(Self {
-            game: game.to_owned(),
-            patterns,
-            radix,
-            stages,
-            tables,
-            coherence: Vec::new(),
-        })
-    }
-
-    /// One line describing the network: patterns, tables, features, the
-    /// radix where it is not 16, stages and memory.
-    pub fn describe(&self) -> String {
-        describe(&self.patterns, self.radix, &self.stages, self.precision())
-    }
-
-    /// How the weights are stored.
-    pub fn precision(&self) -> Precision {
-        self.tables.first().map_or(Precision::F32, Table::precision)
-    }
-
     /// Writes the weights and `metadata` to `path`: first to a temporary
     /// file beside it, then renamed into place, so an interrupted save never
     /// leaves a half-written file under the real name.
@@ -467,39 +376,6 @@ fn save(
         inner.into_inner().map_err(io::IntoInnerError::into_error)
     })
     .map_err(Error::from)
-}
-
-/// The bytes of the tables of `patterns` with `radix` values a cell.
-pub(crate) fn table_bytes(patterns: &[Pattern], radix: u32, precision: Precision) -> u64 {
-    patterns
-        .iter()
-        .map(|p| (p.entries(radix) * precision.bytes()) as u64)
-        .sum()
-}
-
-/// One line describing a network: patterns, tables, stages and memory.
-pub(crate) fn describe(
-    patterns: &[Pattern],
-    radix: u32,
-    stages: &Stages,
-    precision: Precision,
-) -> String {
-    let names: Vec<String> = patterns.iter().map(ToString::to_string).collect();
-    let features: usize = patterns.iter().map(Pattern::features).sum();
-    let staged = match stages.len() {
-        1 => String::new(),
-        count => format!(" x {count} stages from tile sums {stages}"),
-    };
-    let clamped = match radix {
-        16 => String::new(),
-        radix => format!(", {radix} values a cell"),
-    };
-    format!(
-        "{}{staged} ({} tables, {features} features{clamped}, {} of {precision} weights)",
-        names.join(" "),
-        patterns.len() * stages.len(),
-        format_bytes(table_bytes(patterns, radix, precision) * stages.len() as u64)
-    )
 }
 
 impl Network {

@@ -47,10 +47,11 @@ mod stages;
 mod statistic;
 mod table;
 mod tdl2048;
+mod weights;
 
 pub use alias::{ALIASES, alias_names, parse_patterns};
 pub use error::Error;
-pub use file::{GAME_2048, Loaded, MAGIC, Metadata, VERSION, Weights, read_metadata};
+pub use file::{Loaded, MAGIC, Metadata, VERSION, read_metadata};
 pub use initial::{Initial, parse_network};
 pub use network::Network;
 pub use pattern::{MAX_CELLS, Pattern};
@@ -58,3 +59,4 @@ pub use precision::Precision;
 pub use source::Source;
 pub use stages::{MAX_STAGES, Stages};
 pub use table::Table;
+pub use weights::{GAME_2048, Weights};

@@ -7,8 +7,8 @@ use system::{Cache, available_memory, prefetch};
 
 use crate::coherence::Coherence;
 use crate::features::{self, Feature, Indexer, Listed, PextFeature, TableFeature};
-use crate::file::{GAME_2048, Weights, describe, table_bytes};
 use crate::precision::Entry;
+use crate::weights::{GAME_2048, Weights, describe, table_bytes};
 use crate::{Error, Pattern, Precision, Stages, Table};
 
 /// How a network's features are read and summed: TDL2048+'s two orders,
@@ -24,7 +24,7 @@ enum Layout {
     },
     /// Otherwise: one running sum over the features in TDL2048+'s list order
     /// (tables in order; an isomorphic table's eight features in the order
-    /// of [`features::feature_symmetries`]), each read on its image of the
+    /// of [`crate::pattern::feature_symmetries`]), each read on its image of the
     /// board.
     List {
         /// Each table's features, and where the table starts.

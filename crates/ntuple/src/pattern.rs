@@ -4,7 +4,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use board::Board;
+use board::{Board, Symmetry};
 
 use crate::Error;
 use crate::statistic::{self, Kind};
@@ -300,6 +300,44 @@ pub(crate) fn same_tables(a: &[Pattern], b: &[Pattern]) -> bool {
 /// TDL2048+'s weight files do not record).
 pub(crate) fn same_table(a: &Pattern, b: &Pattern) -> bool {
     a.cells() == b.cells() && a.kind == b.kind
+}
+
+/// The order in which TDL2048+ lists the eight features of an isomorphic
+/// pattern (`0123 37bf fedc c840 cdef fb73 3210 048c` for `0123`).
+pub(crate) const FEATURE_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::RotateClockwise,
+    Symmetry::Rotate180,
+    Symmetry::RotateAnticlockwise,
+    Symmetry::Flip,
+    Symmetry::AntiTranspose,
+    Symmetry::Mirror,
+    Symmetry::Transpose,
+];
+
+/// The order in which TDL2048+ lists the eight features of a monotonicity
+/// statistic (`m@0123 m@37bf m@fedc m@c840 m@3210 m@fb73 m@cdef m@048c`):
+/// [`FEATURE_ORDER`] with the flip and the mirror swapped.
+const MONOTONICITY_ORDER: [Symmetry; 8] = [
+    Symmetry::Identity,
+    Symmetry::RotateClockwise,
+    Symmetry::Rotate180,
+    Symmetry::RotateAnticlockwise,
+    Symmetry::Mirror,
+    Symmetry::AntiTranspose,
+    Symmetry::Flip,
+    Symmetry::Transpose,
+];
+
+/// The symmetries `pattern`'s features see the board through, in
+/// TDL2048+'s list order: eight for an isomorphic pattern, the identity
+/// alone otherwise.
+pub(crate) fn feature_symmetries(pattern: &Pattern) -> &'static [Symmetry] {
+    match (pattern.is_isomorphic(), pattern.kind()) {
+        (false, _) => &FEATURE_ORDER[..1],
+        (true, Kind::Monotonicity) => &MONOTONICITY_ORDER,
+        (true, _) => &FEATURE_ORDER,
+    }
 }
 
 #[cfg(test)]
