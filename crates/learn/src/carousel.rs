@@ -7,7 +7,7 @@
 use board::Board;
 use rand::Rng;
 
-use crate::episode::{Outcome, Watch};
+use crate::watch::{Outcome, Watch};
 use crate::{Carousel, Rules, Values, restart};
 
 /// Plays an episode learning by TD(0) (during each game, or after it if

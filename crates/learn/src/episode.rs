@@ -1,120 +1,12 @@
 //! Playing one episode greedily on a network, learning from it or not.
 
-use board::{Afterstate, Board, Direction, GameRecord, SpawnRule, WideBoard};
+use board::{Afterstate, Direction, SpawnRule, WideBoard};
 use rand::Rng;
 use search::{Evaluator, Expectimax, Settings, TranspositionTable};
 
+use crate::greedy::best_move;
+use crate::watch::{Outcome, Watch};
 use crate::{Learning, Rules, Values};
-
-/// What one episode came to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Outcome {
-    /// The sum of the rewards.
-    pub score: u64,
-    /// The number of moves played.
-    pub moves: u64,
-    /// The largest tile exponent reached.
-    pub max_tile: u8,
-    /// The search nodes visited choosing the moves (0 for the 1-ply player).
-    pub nodes: u64,
-}
-
-/// What follows a game as it is played: its first board, then each move
-/// with the board after the spawn. `()` follows nothing, at no cost; a
-/// [`GameRecord`] writes the game down.
-pub trait Watch<B> {
-    /// The game starts on `board`.
-    fn start(&mut self, board: B);
-    /// `direction` was played, making `afterstate`; a tile then spawned,
-    /// making `next`.
-    fn step(&mut self, direction: Direction, afterstate: B, next: B);
-}
-
-impl<B> Watch<B> for () {
-    #[inline(always)]
-    fn start(&mut self, _: B) {}
-
-    #[inline(always)]
-    fn step(&mut self, _: Direction, _: B, _: B) {}
-}
-
-impl Watch<WideBoard> for GameRecord {
-    /// Starts the record afresh on `board` (its tags kept).
-    fn start(&mut self, board: WideBoard) {
-        let tags = self.tags().to_vec();
-        *self = GameRecord::new(board);
-        for (key, value) in tags {
-            self.set_tag(&key, &value);
-        }
-    }
-
-    fn step(&mut self, direction: Direction, afterstate: WideBoard, next: WideBoard) {
-        let cell = (0..16)
-            .find(|&cell| afterstate.tile(cell) != next.tile(cell))
-            .expect("a tile spawned");
-        self.push(direction, cell as u8, next.tile(cell))
-            .expect("a game's moves and spawns follow the rules");
-    }
-}
-
-impl Watch<Board> for GameRecord {
-    fn start(&mut self, board: Board) {
-        Watch::<WideBoard>::start(self, board.into());
-    }
-
-    fn step(&mut self, direction: Direction, afterstate: Board, next: Board) {
-        Watch::<WideBoard>::step(self, direction, afterstate.into(), next.into());
-    }
-}
-
-/// A move the greedy 1-ply player chose.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GreedyMove<B> {
-    /// The slide.
-    pub direction: Direction,
-    /// The position after the slide, before the spawn.
-    pub afterstate: B,
-    /// The slide's reward.
-    pub reward: u32,
-    /// The value of the afterstate.
-    pub value: f32,
-}
-
-/// The move the greedy 1-ply player takes on `board`: the legal slide with
-/// the largest reward + V(afterstate), the earlier of up, right, down, left
-/// on a tie (as TDL2048+), or `None` when no slide is legal.
-#[inline]
-pub fn best_move<G: Rules, V: Values<G::Board>>(
-    game: &G,
-    values: &V,
-    board: G::Board,
-) -> Option<GreedyMove<G::Board>> {
-    let afterstates = game.afterstates(board);
-    // Start fetching every weight the four estimates need, so that their
-    // memory accesses overlap instead of following one another.
-    for &(afterstate, _) in afterstates.iter().flatten() {
-        values.prefetch(afterstate);
-    }
-    let mut best: Option<(GreedyMove<G::Board>, f32)> = None;
-    for (direction, &(afterstate, reward)) in Direction::ALL
-        .into_iter()
-        .zip(&afterstates)
-        .filter_map(|(direction, afterstate)| Some((direction, afterstate.as_ref()?)))
-    {
-        let value = values.estimate(afterstate);
-        let total = reward as f32 + value;
-        if best.is_none_or(|(_, best_total)| total > best_total) {
-            let choice = GreedyMove {
-                direction,
-                afterstate,
-                reward,
-                value,
-            };
-            best = Some((choice, total));
-        }
-    }
-    best.map(|(choice, _)| choice)
-}
 
 /// Plays one episode from a fresh board without learning, choosing each move
 /// by an expectimax search of `evaluator` as `settings` say, with a

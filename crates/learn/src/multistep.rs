@@ -9,7 +9,8 @@
 
 use rand::Rng;
 
-use crate::episode::{Outcome, Watch, best_move};
+use crate::greedy::best_move;
+use crate::watch::{Outcome, Watch};
 use crate::{Rules, Values};
 
 /// The moves of an episode: each afterstate with the reward of the move

@@ -4,7 +4,8 @@
 
 use rand::Rng;
 
-use crate::episode::{Outcome, Watch, best_move};
+use crate::greedy::best_move;
+use crate::watch::{Outcome, Watch};
 use crate::{Restart, Rules, Values, multistep};
 
 /// Plays an episode learning by TD(0) (during each game, or after it if

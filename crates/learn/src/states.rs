@@ -12,7 +12,7 @@
 use board::Direction;
 use rand::Rng;
 
-use crate::episode::{Outcome, Watch};
+use crate::watch::{Outcome, Watch};
 use crate::{Learning, Rules, Values, multistep};
 
 /// A move: its direction, afterstate and reward.

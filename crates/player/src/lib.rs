@@ -34,8 +34,8 @@ mod tables;
 
 pub use book::Book;
 pub use depth::Depths;
-pub use player::{Analysis, Player, Source, search_view};
+pub use player::{Analysis, Player, search_view};
 pub use search::{Search, Settings};
 pub use snake::Snake;
-pub use sources::Sources;
+pub use sources::{Source, Sources};
 pub use tables::Tables;

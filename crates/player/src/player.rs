@@ -10,7 +10,7 @@ use rand_pcg::Pcg64Mcg;
 use crate::cache::Cache;
 use crate::search::{Search, Settings};
 use crate::snake::Snake;
-use crate::sources::Sources;
+use crate::sources::{Source, Sources};
 use crate::tables::Tables;
 
 /// A player of whole games on the wide board (so that 65536 is made and
@@ -143,15 +143,6 @@ pub struct Analysis {
     /// table's success rate (0 to 1) where a table advises, else the
     /// search's value (the evaluator's scale: compare moves, not boards).
     pub values: [Option<f32>; 4],
-}
-
-/// Where a move came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// The search, no table applying.
-    Search,
-    /// The table of this index among the player's [`Tables`].
-    Table(usize),
 }
 
 /// How close to a table's best rate a move must come to count as just as

@@ -3,8 +3,16 @@
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use crate::player::Source;
 use crate::tables::Tables;
+
+/// Where a move came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// The search, no table applying.
+    Search,
+    /// The table of this index among the player's [`Tables`].
+    Table(usize),
+}
 
 /// Counts of the moves each source chose, over every game and thread.
 #[derive(Debug)]

@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use crate::storage::Precision;
 use crate::work::{GENERATED, Generated, boards_path, check_all, lock, write_words};
-use crate::{Error, Fixed, Mover, Spec, optimal};
+use crate::{Error, Fixed, Mover, Spec};
 
 use folder::{Begun, begin, check_unused, is_table_file};
 use generation::Generation;
@@ -40,6 +40,7 @@ pub(crate) use solving::{fetching_bytes, held_bytes_per_position, store_layer};
 
 mod folder;
 mod generation;
+pub mod optimal;
 mod solving;
 
 /// The file of solved layer `index`.

@@ -47,7 +47,6 @@ mod lanes;
 mod manifest;
 pub mod memory;
 mod missing;
-pub mod optimal;
 mod prefetch;
 mod rank;
 pub mod rate;

@@ -28,7 +28,7 @@ pub struct Options {
     /// builds of L3-128 and L3-256 about 4% less CPU time than level 3
     /// for files 2% larger (docs/tablebase-builder.md).
     pub level: i32,
-    /// Keep only the positions on optimal lines ([`crate::optimal`]).
+    /// Keep only the positions on optimal lines ([`crate::builder::optimal`]).
     #[serde(default)]
     pub optimal_only: bool,
 }

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
-use tablebase::builder::{self, Event, Options, layer_path};
+use tablebase::builder::{self, Event, Options, layer_path, optimal};
 use tablebase::storage::{LayerFile, Precision};
-use tablebase::{Formation, Mover, Spec, optimal};
+use tablebase::{Formation, Mover, Spec};
 
 /// Builds the table of `spec` in `dir`; returns the events of the layers
 /// thinned.

@@ -7,7 +7,7 @@
 //! sorted runs of a layer generated in segments (`run-NNNN-NNNN`) or of a
 //! free formation's marks listed in order to be solved in segments
 //! (`relist-NNNN-NNNN`, after which `boards-NNNN` stands for the marks);
-//! while thinning to optimal lines ([`crate::optimal`]), the boards reached
+//! while thinning to optimal lines ([`crate::builder::optimal`]), the boards reached
 //! (`reached-NNNN` and its runs), the positions kept (`kept-NNNN`) and
 //! child layers unpacked from their layer files (`unpacked-NNNN`), both as
 //! rates.
