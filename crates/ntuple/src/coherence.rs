@@ -87,10 +87,11 @@ impl Coherence {
         let images = images(board);
         let tables = self.features.iter().zip(weights).zip(&self.tables[first..]);
         tables.fold(0.0f32, |total, ((features, weights), histories)| {
+            // Histories are f32 whatever the weights: read as such, their
+            // precision checked once a table rather than at each access.
+            let histories = histories.singles();
             features.fold(total, &images, |total, index| {
-                // Histories are f32 whatever the weights: read as such,
-                // without a branch on their precision at each access.
-                let history = &histories.singles()[2 * index..2 * index + 2];
+                let history = &histories[2 * index..2 * index + 2];
                 let (sum, size) = (history[0].value(), history[1].value());
                 let ratio = if size > 0.0 { sum.abs() / size } else { 1.0 };
                 let total = total + weights.add(index, step * ratio);

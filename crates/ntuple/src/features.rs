@@ -61,8 +61,7 @@ impl Indexer {
     #[inline(never)]
     fn once_a_board(&self, board: Board) -> usize {
         match *self {
-            Self::Pext(mask) => pext(board.raw(), mask) as usize,
-            Self::Rows(shift) => rows(board, shift),
+            Self::Pext(_) | Self::Rows(_) => self.index(board),
             Self::Merge => statistic::merge_index(board),
             Self::LargeTiles => statistic::large_tiles(board),
             Self::SmallTiles => statistic::small_tiles(board),
@@ -135,7 +134,7 @@ impl Listed {
                 self.each(init, images, |board| pext(board.raw(), mask) as usize, step)
             }
             Indexer::Rows(shift) => self.each(init, images, |board| rows(board, shift), step),
-            indexer => self.each(init, images, |board| indexer.index(board), step),
+            indexer => self.each(init, images, |board| indexer.once_a_board(board), step),
         }
     }
 
