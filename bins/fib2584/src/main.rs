@@ -196,12 +196,7 @@ fn train(
     let resumed = args.learn.resumed(checkpointing.as_ref());
     let (network, progress) = session::start(resumed, network)?;
     if let (Some(progress), Some(resumed)) = (&progress, resumed) {
-        log.write(&format!(
-            "resume: {} of {} blocks done, from {}\n\n",
-            progress.blocks_done,
-            plan.blocks,
-            resumed.path.display()
-        ))?;
+        log.write(&resumed.resume_line(progress, plan.blocks))?;
     }
     let done = progress
         .as_ref()

@@ -202,12 +202,7 @@ fn train(args: Args) -> anyhow::Result<()> {
         &extra,
     ))?;
     if let (Some(progress), Some(resumed)) = (&progress, resumed) {
-        log.write(&format!(
-            "resume: {} of {} blocks done, from {}\n\n",
-            progress.blocks_done,
-            args.plan.blocks,
-            resumed.path.display()
-        ))?;
+        log.write(&resumed.resume_line(progress, args.plan.blocks))?;
     }
     log.write(&format!("train: {}\n\n", args.plan))?;
     let done = progress

@@ -30,6 +30,17 @@ pub struct Checkpointing {
 }
 
 impl Checkpointing {
+    /// What a run resumed from this checkpoint says in its log, `progress`
+    /// being the checkpoint's of a run of `blocks` blocks:
+    /// `resume: 3 of 10 blocks done, from PATH`.
+    pub fn resume_line(&self, progress: &Progress, blocks: u64) -> String {
+        format!(
+            "resume: {} of {blocks} blocks done, from {}\n\n",
+            progress.blocks_done,
+            self.path.display()
+        )
+    }
+
     /// Saves `weights` and the progress once `done` of `blocks` blocks are
     /// finished, if a checkpoint is due then: every [`Self::every`] blocks,
     /// after the last, and when the run is asked to stop.
