@@ -13,12 +13,13 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rayon::prelude::*;
-use tablebase::{Canon, Formation, Mover, Spec, generate, memory, solve, sort};
+use tablebase::internals::{generate, in_memory, solve};
+use tablebase::{Canon, Formation, Mover, Spec, internals};
 
 fn kernels(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("442").unwrap(), 7, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
-    let layers = memory::build::<f64>(&spec);
+    let layers = in_memory::build::<f64>(&spec);
     // The largest layer that is generated from two expanded parents and
     // solved from two layers after it.
     let index = (2..layers.len() - 2)
@@ -44,10 +45,10 @@ fn kernels(c: &mut Criterion) {
     });
     let mut children = Vec::new();
     for &board in after_two {
-        generate::children(&spec, &mover, board, 1, &mut |child| children.push(child));
+        internals::children(&spec, &mover, board, 1, &mut |child| children.push(child));
     }
     group.bench_function("sort and unique", |b| {
-        b.iter(|| sort::sort_unique(black_box(&children).clone()).len())
+        b.iter(|| internals::sort_unique(black_box(&children).clone()).len())
     });
     let (next, after) = (&layers[index + 1], &layers[index + 2]);
     group.bench_function("solve layer", |b| {
@@ -83,7 +84,7 @@ fn kernels(c: &mut Criterion) {
 fn free8(c: &mut Criterion) {
     let spec = Spec::new(Formation::builtin("free8").unwrap(), 4, 0.1).unwrap();
     let mover = Mover::new(spec.formation().large());
-    let layers = memory::build::<f64>(&spec);
+    let layers = in_memory::build::<f64>(&spec);
     let index = (1..layers.len() - 2)
         .filter(|&i| !spec.is_horizon(i) && spec.expands(i - 1))
         .max_by_key(|&i| layers[i + 1].len())
@@ -129,7 +130,7 @@ fn free8(c: &mut Criterion) {
         b.iter(|| {
             let (mut boards, mut rates): (Vec<u64>, Vec<f64>) =
                 black_box(&scattered).iter().copied().unzip();
-            sort::sort_with_values(&mut boards, &mut rates);
+            internals::sort_with_values(&mut boards, &mut rates);
             (boards, rates)
         })
     });

@@ -9,8 +9,7 @@ use anyhow::Context as _;
 use board::Direction;
 use clap::{Parser, Subcommand};
 use tablebase::builder::{self, Event, Options};
-use tablebase::storage::Precision;
-use tablebase::{Comparison, Formation, Large, Spec, Table, hex};
+use tablebase::{Comparison, Formation, Large, Precision, Spec, Table, hex};
 
 use crate::progress::BuildBar;
 

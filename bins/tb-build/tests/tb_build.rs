@@ -772,7 +772,7 @@ fn a_small_memory_budget_builds_the_same_table_in_segments() {
         if name == "pruned" {
             for (file, _) in &files {
                 let path = dir.path().join(&segmented).join(file);
-                let layer = tablebase::storage::LayerFile::open(&path).unwrap();
+                let layer = tablebase::LayerFile::open(&path).unwrap();
                 let rates = layer.read_all().unwrap();
                 assert!(rates.rates().iter().all(|&rate| rate > 0.5), "{file}");
             }

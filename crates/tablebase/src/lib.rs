@@ -5,9 +5,8 @@
 //!
 //! A [`Formation`] says where the large tiles sit and where the target
 //! counts; a [`Spec`] adds the target and the spawn rule. Tables are built
-//! forward layer by layer ([`generate`]), then solved backward ([`solve`]),
-//! into a folder of layer files ([`builder::build`]) that a [`Table`]
-//! reads.
+//! forward layer by layer, then solved backward, into a folder of layer
+//! files ([`builder::build`]) that a [`Table`] reads.
 //!
 //! ```
 //! use tablebase::builder::{self, Options};
@@ -34,38 +33,30 @@
 //! # }
 //! ```
 
-pub mod builder;
-mod canon;
-mod compare;
-mod direct;
+mod base;
+mod build;
 mod error;
-mod formation;
-pub mod generate;
-pub mod hex;
-mod index;
-mod lanes;
-mod manifest;
-pub mod memory;
-mod missing;
-mod prefetch;
-mod rank;
-pub mod rate;
-mod segment;
-mod slide;
-pub mod solve;
-pub mod sort;
-mod spec;
-pub mod storage;
-mod table;
-mod verify;
-mod work;
+mod format;
+pub mod internals;
+mod probe;
 
-pub use canon::Canon;
-pub use compare::Comparison;
+/// Building a table into a folder: [`builder::build`] with its
+/// [`builder::Options`], the [`builder::Event`]s it reports and the
+/// [`builder::Summary`] it returns; the manifest a built table keeps.
+pub mod builder {
+    pub use crate::build::{Event, Summary, build};
+    pub use crate::format::layer_path;
+    pub use crate::format::manifest::{MANIFEST_VERSION, Manifest, Options};
+}
+
+pub use base::canon::Canon;
+pub use base::formation::{Formation, FormationSpec, large_count, large_nibbles, tile_sum};
+pub use base::hex;
+pub use base::rate::{Fixed, Rate};
+pub use base::slide::{Large, Mover};
+pub use base::spec::Spec;
 pub use error::Error;
-pub use formation::{Formation, FormationSpec, large_count, large_nibbles, tile_sum};
-pub use rate::{Fixed, Rate};
-pub use slide::{LARGE, Large, Mover, Slid, slide_line};
-pub use spec::Spec;
-pub use table::{MoveRates, Table, table_dirs};
-pub use verify::Verified;
+pub use format::layer_file::{LayerFile, LayerHeader, Precision};
+pub use probe::compare::Comparison;
+pub use probe::table::{MoveRates, Table, table_dirs};
+pub use probe::verify::Verified;

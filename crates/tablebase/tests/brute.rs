@@ -7,9 +7,9 @@ use std::collections::HashMap;
 use board::{Board, Symmetry};
 use rand::{RngExt, SeedableRng};
 use tablebase::builder::{self, Options};
-use tablebase::storage::Precision;
+use tablebase::internals::in_memory;
 use tablebase::{
-    Canon, Fixed, Formation, FormationSpec, Large, Rate, Spec, Table, hex, memory, tile_sum,
+    Canon, Fixed, Formation, FormationSpec, Large, Precision, Rate, Spec, Table, hex, tile_sum,
 };
 
 type Grid = [[u8; 4]; 4];
@@ -198,7 +198,7 @@ fn check_in<R: Rate>(
     tolerance: f64,
 ) {
     let spec = Spec::new(formation, target, four_rate).unwrap();
-    let layers = memory::build::<R>(&spec);
+    let layers = in_memory::build::<R>(&spec);
     let mut brute = Brute {
         spec: &spec,
         arithmetic,
@@ -268,7 +268,10 @@ fn u32_and_f32_tables_are_solved_as_the_reference_solves_them() {
         check_in::<f32>(formation(), target, 0.1, 60, Arithmetic::F32, 0.0);
         check_in::<f64>(formation(), target, 0.1, 60, Arithmetic::F64, 0.0);
         let spec = Spec::new(formation(), target, 0.1).unwrap();
-        let (fixed, float) = (memory::build::<Fixed>(&spec), memory::build::<f64>(&spec));
+        let (fixed, float) = (
+            in_memory::build::<Fixed>(&spec),
+            in_memory::build::<f64>(&spec),
+        );
         let rounded_differently = fixed
             .iter()
             .zip(&float)

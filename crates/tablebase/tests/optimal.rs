@@ -3,9 +3,10 @@
 
 use std::path::Path;
 
-use tablebase::builder::{self, Event, Options, layer_path, optimal};
-use tablebase::storage::{LayerFile, Precision};
+use tablebase::builder::{self, Event, Options, layer_path};
+use tablebase::internals::optimal;
 use tablebase::{Formation, Mover, Spec};
+use tablebase::{LayerFile, Precision};
 
 /// Builds the table of `spec` in `dir`; returns the events of the layers
 /// thinned.
@@ -68,7 +69,7 @@ fn check(spec: &Spec) {
         // Each kept position's best child after each spawn is kept too.
         let (next_full, next_thin) = (read(&full, index + 1), read(&thin, index + 1));
         for &board in kept.boards().iter().filter(|&&b| !spec.is_won(b, index)) {
-            for cell in tablebase::generate::empty_cells(board) {
+            for cell in tablebase::internals::empty_cells(board) {
                 let spawned = board | 1 << (4 * cell);
                 let best = mover
                     .slide_all(spawned)

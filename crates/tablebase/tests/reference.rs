@@ -1,13 +1,14 @@
 //! The reference builder's published numbers for L3-64
 //! (../shared/docs/tablebase.md), reproduced exactly.
 
-use tablebase::{Formation, Spec, hex, memory};
+use tablebase::internals::in_memory;
+use tablebase::{Formation, Spec, hex};
 
 #[test]
 fn l3_64_matches_the_reference_builder() {
     let spec = Spec::new(Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
     assert_eq!((spec.steps(), spec.docheck()), (80, 28));
-    let layers = memory::build::<f64>(&spec);
+    let layers = in_memory::build::<f64>(&spec);
     // "generated 10,119,631 positions in layers 0..77 and stored 9,666,970
     // with P > 0"
     let generated: usize = layers[..78].iter().map(|layer| layer.len()).sum();

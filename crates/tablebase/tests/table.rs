@@ -5,8 +5,8 @@ use std::path::Path;
 
 use board::{Board, Direction, Symmetry};
 use tablebase::builder::{self, Options};
-use tablebase::storage::Precision;
-use tablebase::{Canon, Fixed, Formation, FormationSpec, Large, Rate, Spec, Table, memory};
+use tablebase::internals::in_memory;
+use tablebase::{Canon, Fixed, Formation, FormationSpec, Large, Precision, Rate, Spec, Table};
 
 #[test]
 fn every_orientation_gets_the_same_rates_for_the_same_moves() {
@@ -118,7 +118,7 @@ fn stored(table: &Table, spec: &Spec) -> Vec<(u64, f64)> {
 
 /// Every position of rate above 0 of the table solved in memory in `R`.
 fn solved<R: Rate>(spec: &Spec) -> Vec<(u64, f64)> {
-    memory::build::<R>(spec)
+    in_memory::build::<R>(spec)
         .iter()
         .flat_map(|layer| {
             let rates = layer.rates().iter().map(|rate| rate.probability());
@@ -134,7 +134,7 @@ fn solved<R: Rate>(spec: &Spec) -> Vec<(u64, f64)> {
 }
 
 /// Each precision's table holds the rates solved in its type
-/// (`tablebase::rate`), the u32 table the reference's fixed point.
+/// (`tablebase::Rate`), the u32 table the reference's fixed point.
 #[test]
 fn stored_rates_are_those_solved_in_the_precisions_type() {
     let spec = Spec::new(
@@ -353,7 +353,8 @@ fn a_layer_file_of_another_table_is_refused() {
 /// a valid file, checksum and all), fails, naming the file.
 #[test]
 fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
-    use tablebase::storage::{self, LayerFile};
+    use tablebase::LayerFile;
+    use tablebase::internals::write_layer;
 
     let spec = Spec::new(
         Formation::builtin("L3").unwrap().with_extra_steps(8),
@@ -389,7 +390,7 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
     drop(file);
     assert!(layer.len() > 1000, "{}", layer.len());
     let rewrite = |boards: &[u64], rates: &[f64]| {
-        storage::write(&path, &header, boards, rates, 1).unwrap();
+        write_layer(&path, &header, boards, rates, 1).unwrap();
         Table::open(dir.path())
             .unwrap()
             .verify(50)
@@ -407,7 +408,7 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
     swapped.swap(10, 11);
     let error = rewrite(&swapped, layer.rates());
     assert!(error.contains("positions out of order"), "{error}");
-    storage::write(&path, &header, layer.boards(), layer.rates(), 1).unwrap();
+    write_layer(&path, &header, layer.boards(), layer.rates(), 1).unwrap();
     assert_eq!(
         Table::open(dir.path()).unwrap().verify(50).unwrap(),
         verified
@@ -417,7 +418,8 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
 #[test]
 fn tables_compare_by_positions_and_rates_not_bytes() {
     use tablebase::Comparison;
-    use tablebase::storage::{self, BLOCK, LayerFile};
+    use tablebase::LayerFile;
+    use tablebase::internals::{BLOCK, write_layer};
 
     let spec = Spec::new(
         Formation::builtin("L3").unwrap().with_extra_steps(8),
@@ -454,7 +456,7 @@ fn tables_compare_by_positions_and_rates_not_bytes() {
     let at = BLOCK + 7;
     let mut rates = layer.rates().to_vec();
     rates[at] += if rates[at] < 0.5 { 1e-6 } else { -1e-6 };
-    storage::write(&path, &header, layer.boards(), &rates, 1).unwrap();
+    write_layer(&path, &header, layer.boards(), &rates, 1).unwrap();
     let Comparison::Differs(difference) = compare() else {
         panic!("a changed rate unseen");
     };
@@ -469,7 +471,7 @@ fn tables_compare_by_positions_and_rates_not_bytes() {
         .find(|&at| boards[at] + 1 < boards[at + 1])
         .unwrap();
     boards[at] += 1;
-    storage::write(&path, &header, &boards, layer.rates(), 1).unwrap();
+    write_layer(&path, &header, &boards, layer.rates(), 1).unwrap();
     let Comparison::Differs(difference) = compare() else {
         panic!("a changed board unseen");
     };
@@ -477,7 +479,7 @@ fn tables_compare_by_positions_and_rates_not_bytes() {
         difference.starts_with(&format!("layer {index}: position number {at} is 0x")),
         "{difference}"
     );
-    storage::write(&path, &header, layer.boards(), layer.rates(), 1).unwrap();
+    write_layer(&path, &header, layer.boards(), layer.rates(), 1).unwrap();
     assert!(matches!(compare(), Comparison::Same { .. }));
 
     // Another definition.
