@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use board::Direction;
 use clap::{Parser, Subcommand};
 use tablebase::builder::{self, Event, Options};
-use tablebase::{Comparison, Formation, Large, Precision, Spec, Table, hex};
+use tablebase::{Comparison, Formation, Large, Position, Precision, Spec, Table};
 
 use crate::progress::BuildBar;
 
@@ -502,7 +502,7 @@ fn rate(positions: usize, elapsed: Duration) -> String {
 
 fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
     let table = Table::open(dir)?;
-    let given = hex::parse_board(board)?;
+    let given: Position = board.parse()?;
     let board = table.spec().with_large_tiles(given);
     let read =
         || Ok::<_, tablebase::Error>((table.move_rates(board)?, table.afterstate_rate(board)?));
@@ -510,22 +510,17 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
         read()?
     } else {
         read().with_context(|| {
-            format!(
-                "{} read with its tiles above the target as large tiles",
-                hex::format(given)
-            )
+            format!("{given} read with its tiles above the target as large tiles")
         })?
     };
     let mut out = std::io::stdout().lock();
     let name = table.spec().name();
     if board == given {
-        writeln!(out, "{} in {name}", hex::format(board))?;
+        writeln!(out, "{board} in {name}")?;
     } else {
         writeln!(
             out,
-            "{} in {name}, read as {} (tiles above the target are large tiles)",
-            hex::format(given),
-            hex::format(board)
+            "{given} in {name}, read as {board} (tiles above the target are large tiles)"
         )?;
     }
     writeln!(
@@ -550,7 +545,7 @@ fn query(dir: &Path, board: &str) -> anyhow::Result<()> {
     if rates.read_as == board {
         writeln!(out, "its moves:")?;
     } else {
-        let read_as = hex::format(rates.read_as);
+        let read_as = rates.read_as;
         writeln!(
             out,
             "its moves, read as {read_as} (turned into the formation's orientation):"

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use board::{Board, Direction, Symmetry, WideBoard};
-use tablebase::{Large, Mover, Spec, Table, large_count, large_nibbles, tile_sum};
+use tablebase::{Large, Mover, Position, Spec, Table};
 
 use crate::packed::PackedLayer;
 
@@ -70,7 +70,7 @@ impl Book {
         Ok(Self {
             name: spec.name(),
             mover: Mover::new(spec.formation().large()),
-            large: large_count(seed),
+            large: Position::from_bits(seed).large_count(),
             grows: nibble_cells(spec.formation().target_cells()).count_ones() == 1,
             walls_seen: Symmetry::ALL.map(|symmetry| {
                 let inverse = symmetry.inverse();
@@ -141,7 +141,9 @@ impl Book {
                 };
                 masked | u64::from(nibble) << (4 * cell)
             });
-        let layer = self.spec.layer_of_sum(tile_sum(masked))?;
+        let layer = self
+            .spec
+            .layer_of_sum(Position::from_bits(masked).tile_sum())?;
         Some((masked, layer))
     }
 
@@ -215,7 +217,7 @@ impl Book {
         let exponents = tiles.exponents;
         let formation = self.spec.formation();
         let targets = nibble_cells(formation.target_cells());
-        let walls = large_nibbles(masked);
+        let walls = Position::from_bits(masked).large_cells();
         let readings =
             Symmetry::ALL
                 .into_iter()

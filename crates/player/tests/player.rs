@@ -10,7 +10,7 @@ use player::{Book, Depths, Player, Search, Settings, Snake, Source, Tables};
 use proptest::prelude::*;
 use rand::SeedableRng;
 use tablebase::builder::{self, Options};
-use tablebase::{Formation, Spec, Table};
+use tablebase::{Formation, Position, Spec, Table};
 
 /// L3x-32 (L3 seeded with every arrangement, as the player's tables are),
 /// built once for every test (1.7 million positions, a fraction of a
@@ -49,7 +49,8 @@ fn masking_reads_the_largest_tiles_as_walls() {
     // seeds' 8 and one spawned 2.
     assert_eq!(layer, 1);
     assert_eq!(
-        book.spec().layer_of_sum(tablebase::tile_sum(masked)),
+        book.spec()
+            .layer_of_sum(Position::from_bits(masked).tile_sum()),
         Some(1)
     );
     // Turned, the board is read the same way.
@@ -126,7 +127,7 @@ fn a_table_made_in_one_cell_grows_its_walls() {
     // Made in its one cell, a 16 smaller than the walls beside it is the
     // next wall: the table plays there, with its own rates.
     let (masked, _) = one.masked(grows).expect("ten walls and 2s");
-    let expected = table.move_rates(masked).unwrap();
+    let expected = table.move_rates(Position::from_bits(masked)).unwrap();
     let read = one.move_rates(grows);
     assert!(read.iter().any(Option::is_some));
     for (read, expected) in read.into_iter().zip(expected.rates) {
@@ -158,7 +159,7 @@ fn a_position_in_a_table_reads_the_tables_rates() {
         let board = grid(text);
         let (masked, _) = book.masked(board).expect("L3-32 applies");
         // The table's own query, through its layer files.
-        let expected = table.move_rates(masked).unwrap();
+        let expected = table.move_rates(Position::from_bits(masked)).unwrap();
         let read = book.move_rates(board);
         // Every orientation of the board reads the same rates, each for
         // its move turned.

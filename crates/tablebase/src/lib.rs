@@ -10,7 +10,7 @@
 //!
 //! ```
 //! use tablebase::builder::{self, Options};
-//! use tablebase::{Formation, Spec, Table, hex};
+//! use tablebase::{Formation, Position, Spec, Table};
 //!
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! // L3 to 32, with a near horizon: a table built in a moment.
@@ -19,14 +19,14 @@
 //! let dir = tempfile::tempdir()?;
 //! builder::build(&spec, dir.path(), Options::default(), None, &mut |_| {})?;
 //!
-//! // Boards cross the boundary in the reference's order (`hex`).
+//! // Positions are written in the reference's order, upper-left cell first.
 //! let table = Table::open(dir.path())?;
-//! let seed = hex::parse("0x100000001fff2fff")?;
+//! let seed: Position = "0x100000001fff2fff".parse()?;
 //! let rate = table.afterstate_rate(seed)?;
 //! assert!(0.0 < rate && rate < 1.0);
 //!
 //! // A position to move from: the seed with a 2 spawned beside the 2.
-//! let position = hex::parse("0x110000001fff2fff")?;
+//! let position: Position = "0x110000001fff2fff".parse()?;
 //! let (direction, best) = table.move_rates(position)?.best().expect("a move");
 //! println!("{direction:?} makes 32 with probability {best:.6}");
 //! # Ok(())
@@ -50,8 +50,8 @@ pub mod builder {
 }
 
 pub use base::canon::Canon;
-pub use base::formation::{Formation, FormationSpec, large_count, large_nibbles, tile_sum};
-pub use base::hex;
+pub use base::formation::{Formation, FormationSpec};
+pub use base::position::Position;
 pub use base::rate::{Fixed, Rate};
 pub use base::slide::{Large, Mover};
 pub use base::spec::Spec;

@@ -9,7 +9,7 @@ use rand::{RngExt, SeedableRng};
 use tablebase::builder::{self, Options};
 use tablebase::internals::in_memory;
 use tablebase::{
-    Canon, Fixed, Formation, FormationSpec, Large, Precision, Rate, Spec, Table, hex, tile_sum,
+    Canon, Fixed, Formation, FormationSpec, Large, Position, Precision, Rate, Spec, Table,
 };
 
 type Grid = [[u8; 4]; 4];
@@ -214,7 +214,7 @@ fn check_in<R: Rate>(
                 (rate - expected).abs() <= tolerance * arithmetic.one(),
                 "{} layer {index} board {}: built {rate}, brute force {expected} ({arithmetic:?})",
                 spec.name(),
-                hex::format(board)
+                Position::from_bits(board)
             );
             checked += 1;
             positive += usize::from(rate > 0.0 && rate < arithmetic.one());
@@ -349,7 +349,7 @@ fn positions_the_table_does_not_hold_are_solved_from_it() {
         let boards = formation.seeds().iter().copied().chain(random.take(count));
         let (mut checked, mut off_table) = (0, 0);
         for board in boards {
-            let Some(layer) = spec.layer_of_sum(tile_sum(board)) else {
+            let Some(layer) = spec.layer_of_sum(Position::from_bits(board).tile_sum()) else {
                 continue;
             };
             // Brute force over the orientations that fit: the best
@@ -380,25 +380,25 @@ fn positions_the_table_does_not_hold_are_solved_from_it() {
                 .fold(None, |best: Option<f64>, rate| {
                     Some(best.map_or(rate, |best| best.max(rate)))
                 });
-            let rates = table.move_rates(board).unwrap();
-            let read = table.afterstate_rate(board).unwrap();
+            let rates = table.move_rates(Position::from_bits(board)).unwrap();
+            let read = table.afterstate_rate(Position::from_bits(board)).unwrap();
             assert!(
                 (read - afterstate).abs() <= 1e-12,
                 "{name} {}: afterstate {read}, brute force {afterstate}",
-                hex::format(board)
+                Position::from_bits(board)
             );
             let best = rates.best().map(|(_, rate)| rate);
             assert_eq!(
                 best.is_some(),
                 best_move.is_some(),
                 "{name} {}",
-                hex::format(board)
+                Position::from_bits(board)
             );
             if let (Some(best), Some(expected)) = (best, best_move) {
                 assert!(
                     (best - expected).abs() <= 1e-12,
                     "{name} {}: best move {best}, brute force {expected}",
-                    hex::format(board)
+                    Position::from_bits(board)
                 );
             }
             // Read in its own orientation, each move is brute force's.
@@ -411,7 +411,7 @@ fn positions_the_table_does_not_hold_are_solved_from_it() {
                         assert!(
                             (rate - expected).abs() <= 1e-12,
                             "{name} {}: {rate}, brute force {expected}",
-                            hex::format(board)
+                            Position::from_bits(board)
                         );
                     }
                 }

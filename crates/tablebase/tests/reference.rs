@@ -2,7 +2,7 @@
 //! (../shared/docs/tablebase.md), reproduced exactly.
 
 use tablebase::internals::in_memory;
-use tablebase::{Formation, Spec, hex};
+use tablebase::{Formation, Position, Spec};
 
 #[test]
 fn l3_64_matches_the_reference_builder() {
@@ -22,7 +22,7 @@ fn l3_64_matches_the_reference_builder() {
         ("0x100000001fff2fff", 0.999_999_640_3),
         ("0x000000012fff1fff", 0.999_950_243_9),
     ] {
-        let board = canon.canonical(hex::parse(seed).unwrap());
+        let board = canon.canonical(seed.parse::<Position>().unwrap().bits());
         let rate = layers[0].rate(board);
         assert!(
             (rate - expected).abs() < 1e-9,

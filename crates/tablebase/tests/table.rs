@@ -6,7 +6,9 @@ use std::path::Path;
 use board::{Board, Direction, Symmetry};
 use tablebase::builder::{self, Options};
 use tablebase::internals::in_memory;
-use tablebase::{Canon, Fixed, Formation, FormationSpec, Large, Precision, Rate, Spec, Table};
+use tablebase::{
+    Canon, Fixed, Formation, FormationSpec, Large, Position, Precision, Rate, Spec, Table,
+};
 
 #[test]
 fn every_orientation_gets_the_same_rates_for_the_same_moves() {
@@ -27,7 +29,7 @@ fn every_orientation_gets_the_same_rates_for_the_same_moves() {
             continue;
         };
         let board = afterstate | 1 << (4 * cell);
-        let rates = table.move_rates(board).unwrap();
+        let rates = table.move_rates(at(board)).unwrap();
         informative += usize::from(
             rates
                 .rates
@@ -37,7 +39,7 @@ fn every_orientation_gets_the_same_rates_for_the_same_moves() {
         );
         for symmetry in Symmetry::ALL {
             let turned = Board::from_raw(board).transform(symmetry).raw();
-            let turned_rates = table.move_rates(turned).unwrap();
+            let turned_rates = table.move_rates(at(turned)).unwrap();
             for direction in Direction::ALL {
                 assert_eq!(
                     turned_rates.rates[symmetry.direction(direction).index()],
@@ -47,9 +49,9 @@ fn every_orientation_gets_the_same_rates_for_the_same_moves() {
             }
             assert_eq!(
                 table
-                    .afterstate_rate(Board::from_raw(afterstate).transform(symmetry).raw())
+                    .afterstate_rate(at(Board::from_raw(afterstate).transform(symmetry).raw()))
                     .unwrap(),
-                table.afterstate_rate(afterstate).unwrap()
+                table.afterstate_rate(at(afterstate)).unwrap()
             );
         }
         checked += 1;
@@ -60,7 +62,7 @@ fn every_orientation_gets_the_same_rates_for_the_same_moves() {
     );
     // A rate read through the table is the stored one.
     assert_eq!(
-        table.afterstate_rate(layer.boards()[0]).unwrap(),
+        table.afterstate_rate(at(layer.boards()[0])).unwrap(),
         layer.rates()[0]
     );
 }
@@ -256,7 +258,7 @@ fn every_orientation_reads_the_best_of_those_that_fit() {
         let (table, _) = build(&spec, dir.path(), Precision::U32, None);
         let (mut several, mut moved) = (0, 0);
         for (board, rate) in stored(&table, &spec).into_iter().step_by(251) {
-            let read = table.afterstate_rate(board).unwrap();
+            let read = table.afterstate_rate(at(board)).unwrap();
             assert!(read >= rate, "{name}: {read} < {rate}");
             several += usize::from(
                 Symmetry::ALL
@@ -267,14 +269,17 @@ fn every_orientation_reads_the_best_of_those_that_fit() {
             let empty = (0..16).find(|&cell| (board >> (4 * cell)) & 0xF == 0);
             let to_move = empty.map(|cell| board | 1 << (4 * cell));
             // (Past the last layer, a board to move from is no table's.)
-            let moves = to_move.and_then(|board| table.move_rates(board).ok());
+            let moves = to_move.and_then(|board| table.move_rates(at(board)).ok());
             moved += usize::from(moves.is_some());
             for symmetry in Symmetry::ALL {
-                assert_eq!(table.afterstate_rate(turn(board, symmetry)).unwrap(), read);
+                assert_eq!(
+                    table.afterstate_rate(at(turn(board, symmetry))).unwrap(),
+                    read
+                );
                 let (Some(to_move), Some(moves)) = (to_move, moves) else {
                     continue;
                 };
-                let turned = table.move_rates(turn(to_move, symmetry)).unwrap();
+                let turned = table.move_rates(at(turn(to_move, symmetry))).unwrap();
                 for direction in Direction::ALL {
                     assert_eq!(
                         turned.rates[symmetry.direction(direction).index()],
@@ -306,19 +311,19 @@ fn a_variants_walls_stay_in_their_cells() {
     let (table, _) = build(&spec, dir.path(), Precision::U32, None);
     // A 2 in the upper-left corner of the 3x3 board (walls in the right
     // column and the bottom row), and the same board turned upside down.
-    let board = tablebase::hex::from_reference(0x100f_000f_000f_ffff);
-    let rates = table.move_rates(board).unwrap();
-    assert_eq!(rates.read_as, board);
+    let board = Position::from_reference(0x100f_000f_000f_ffff).bits();
+    let rates = table.move_rates(at(board)).unwrap();
+    assert_eq!(rates.read_as.bits(), board);
     let (_, best) = rates.best().unwrap();
     assert!(best > 0.9, "{best}");
     let turned = Board::from_raw(board).transform(Symmetry::ALL[4]).raw();
     assert_ne!(turned, board);
-    let turned_rates = table.move_rates(turned).unwrap();
-    assert_eq!(turned_rates.read_as, board);
+    let turned_rates = table.move_rates(at(turned)).unwrap();
+    assert_eq!(turned_rates.read_as.bits(), board);
     assert_eq!(turned_rates.best().unwrap().1, best);
     assert_eq!(
-        table.afterstate_rate(turned).unwrap(),
-        table.afterstate_rate(board).unwrap()
+        table.afterstate_rate(at(turned)).unwrap(),
+        table.afterstate_rate(at(board)).unwrap()
     );
 }
 
@@ -460,7 +465,7 @@ fn tables_compare_by_positions_and_rates_not_bytes() {
     let Comparison::Differs(difference) = compare() else {
         panic!("a changed rate unseen");
     };
-    let board = tablebase::hex::format(layer.boards()[at]);
+    let board = Position::from_bits(layer.boards()[at]).to_string();
     assert!(
         difference.starts_with(&format!("layer {index}: position {board} reads ")),
         "{difference}"
@@ -524,4 +529,9 @@ fn solving_announces_its_positions() {
     assert_eq!((layers, positions), (spec.steps(), generated));
     assert!(matches!(events[at - 1], builder::Event::Generated { .. }));
     assert!(matches!(events[at + 1], builder::Event::Solved { .. }));
+}
+
+/// The position of `board`'s cells.
+fn at(board: u64) -> Position {
+    Position::from_bits(board)
 }

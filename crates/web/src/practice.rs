@@ -6,7 +6,7 @@ use std::path::Path;
 use board::{Board, Direction, SpawnRule, Symmetry};
 use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
-use tablebase::{Mover, Spec, Table, tile_sum};
+use tablebase::{Mover, Position, Spec, Table};
 
 /// A built table opened for practice: positions as the table holds them,
 /// sixteen nibbles with 0xF for its large tiles (walls).
@@ -145,7 +145,9 @@ impl PracticeTable {
     /// `board` as this table reads a board given from outside: tiles above
     /// its target become large tiles, as in a game.
     pub fn reads(&self, board: u64) -> u64 {
-        self.spec().with_large_tiles(board)
+        self.spec()
+            .with_large_tiles(Position::from_bits(board))
+            .bits()
     }
 
     /// The rates of the moves of `board` and how the game stands.
@@ -161,7 +163,7 @@ impl PracticeTable {
                 state: State::Won,
             });
         }
-        let rates = self.table.move_rates(board)?.rates;
+        let rates = self.table.move_rates(Position::from_bits(board))?.rates;
         let state = if rates.iter().any(Option::is_some) {
             State::Playing
         } else {
@@ -214,7 +216,7 @@ impl PracticeTable {
     /// where it counts.
     fn is_won(&self, board: u64) -> bool {
         let spec = self.spec();
-        let Some(layer) = spec.layer_of_sum(tile_sum(board)) else {
+        let Some(layer) = spec.layer_of_sum(Position::from_bits(board).tile_sum()) else {
             return false;
         };
         Symmetry::ALL.into_iter().any(|symmetry| {

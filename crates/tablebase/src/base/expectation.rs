@@ -31,8 +31,8 @@ pub(crate) fn average<R: Rate>(four: f64, with_two: &[f64], with_four: &[f64]) -
 /// layers after it: 1 if won, else the average over empty cells of the
 /// spawn-weighted best moves.
 ///
-/// One position at a time; [`layer`](crate::build::solve::layer) solves many together, with the same
-/// numbers bit for bit.
+/// One position at a time; [`layer`](crate::build::solve::layer) solves many
+/// together, with the same numbers bit for bit.
 #[inline]
 pub fn rate<R: Rate>(
     spec: &Spec,
@@ -58,19 +58,19 @@ pub fn rate<R: Rate>(
     average(spec.four_rate(), &best[0][..cells], &best[1][..cells])
 }
 
-/// The boards that [`layer`](crate::build::solve::layer) looks up to solve `boards` of layer `index`:
-/// those in the next layer (after a 2) and those in the one after (after a
-/// 4), each sorted and without repeats. Solving in pieces fetches just
-/// these from disk.
+/// The boards that [`layer`](crate::build::solve::layer) looks up to solve
+/// `boards` of layer `index`: those in the next layer (after a 2) and those in
+/// the one after (after a 4), each sorted and without repeats. Solving in
+/// pieces fetches just these from disk.
 pub fn wanted(spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) -> [Vec<u64>; 2] {
     let mut sought = Sought::default();
     sought.add(spec, mover, index, boards);
     sought.finish()
 }
 
-/// The boards that [`layer`](crate::build::solve::layer) looks up, gathered from one batch of boards
-/// after another: a segment solved within a budget takes boards until
-/// what they look up fills its share ([`Sought::len`]).
+/// The boards that [`layer`](crate::build::solve::layer) looks up, gathered
+/// from one batch of boards after another: a segment solved within a budget
+/// takes boards until what they look up fills its share ([`Sought::len`]).
 #[derive(Debug, Default)]
 pub struct Sought {
     /// Sorted runs without repeats, after a 2 and after a 4: one for the

@@ -16,12 +16,6 @@ const fn reverse_nibbles(raw: u64) -> u64 {
 }
 
 /// A board in 2048lab's order from the reference's number.
-///
-/// ```
-/// // The reference's 0x100000001fff2fff: a 2 in the upper-left cell.
-/// let board = tablebase::hex::from_reference(0x1000_0000_1fff_2fff);
-/// assert_eq!(board & 0xF, 1);
-/// ```
 pub const fn from_reference(reference: u64) -> u64 {
     reverse_nibbles(reference)
 }
@@ -59,12 +53,6 @@ pub fn parse(text: &str) -> Result<u64, Error> {
 /// cell first, cells split by white space or `/` (`board::Board`'s text,
 /// as read off a game), in which `f` stands for a large tile or a wall;
 /// else the reference's hex ([`parse`]).
-///
-/// ```
-/// let grid = tablebase::hex::parse_board("2 . . . / . . . . / 2 f f f / 4 f f f")?;
-/// assert_eq!(grid, tablebase::hex::parse("0x100000001fff2fff")?);
-/// # Ok::<(), tablebase::Error>(())
-/// ```
 ///
 /// # Errors
 /// [`Error::Board`] for a grid of another size than 16 or with a cell that
@@ -133,6 +121,15 @@ mod tests {
             to_reference(from_reference(0x0123_4567_89ab_cdef)),
             0x0123_4567_89ab_cdef
         );
+    }
+
+    #[test]
+    fn grids_read_as_the_reference_hex() {
+        let grid = parse_board("2 . . . / . . . . / 2 f f f / 4 f f f").unwrap();
+        assert_eq!(grid, parse("0x100000001fff2fff").unwrap());
+        assert_eq!(grid & 0xF, 1, "a 2 in the upper-left cell");
+        assert!(parse_board("2 . . / f f f").is_err());
+        assert!(parse_board("2 . . . / . . . . / 2 f f f / 4 f f x").is_err());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! A table's definition: a formation, a target and the spawn rule, and the
 //! layers they imply.
 
-use crate::{Error, Formation, Large};
+use crate::{Error, Formation, Large, Position};
 
 /// What a table is built for: a formation played until a target tile shows
 /// in one of its target cells.
@@ -151,25 +151,27 @@ impl Spec {
     /// boards are left as they are.
     ///
     /// ```
-    /// use tablebase::{Formation, Spec, hex};
+    /// use tablebase::{Formation, Position, Spec};
     ///
     /// let spec = Spec::new(Formation::builtin("L3")?, 6, 0.1)?;
-    /// let game = hex::parse("0x100000001bcd2a98")?;
-    /// assert_eq!(spec.with_large_tiles(game), hex::parse("0x100000001fff2fff")?);
+    /// let game: Position = "0x100000001bcd2a98".parse()?;
+    /// assert_eq!(spec.with_large_tiles(game).to_string(), "0x100000001fff2fff");
     /// # Ok::<(), tablebase::Error>(())
     /// ```
-    pub fn with_large_tiles(&self, board: u64) -> u64 {
+    pub fn with_large_tiles(&self, position: Position) -> Position {
+        let board = position.bits();
         if self.formation.large() == Large::Wall {
-            return board;
+            return position;
         }
-        (0..16).fold(board, |board, cell| {
+        let board = (0..16).fold(board, |board, cell| {
             let tile = (board >> (4 * cell)) & 0xF;
             if tile > u64::from(self.target) {
                 board | 0xF << (4 * cell)
             } else {
                 board
             }
-        })
+        });
+        Position::from_bits(board)
     }
 
     /// A short name: formation and target tile, `L3-64`.
@@ -189,13 +191,18 @@ mod tests {
         assert_eq!(spec.name(), "L3-64");
     }
 
+    /// `board` with the large tiles `spec` reads in it.
+    fn large(spec: &Spec, board: u64) -> u64 {
+        spec.with_large_tiles(Position::from_bits(board)).bits()
+    }
+
     #[test]
     fn tiles_above_the_target_are_large_but_walls_stay() {
         let spec = Spec::new(Formation::builtin("L3").unwrap(), 6, 0.1).unwrap();
         // Tiles up to 64 stay, 128 and above become 0xF.
-        assert_eq!(spec.with_large_tiles(0x6543_21e7), 0x6543_21ff);
+        assert_eq!(large(&spec, 0x6543_21e7), 0x6543_21ff);
         let walls = Spec::new(Formation::builtin("3x3").unwrap(), 5, 0.1).unwrap();
-        assert_eq!(walls.with_large_tiles(0xfff0_0087), 0xfff0_0087);
+        assert_eq!(large(&walls, 0xfff0_0087), 0xfff0_0087);
     }
 
     #[test]

@@ -6,11 +6,13 @@ use std::fs;
 use std::io;
 use std::path::Path;
 
-use super::{WORK, io_error};
+use system::temporary_of;
+
 use crate::Error;
 use crate::build::work::LOCK;
 use crate::format::manifest::{MANIFEST, MANIFEST_VERSION, Manifest};
-use system::temporary_of;
+
+use super::{WORK, io_error};
 
 /// Whether `name` is one of a finished table's files: its manifest or a
 /// layer file.

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::base::children::{GROUP, LISTED, Listed, children, list_children};
-use crate::base::formation::free_sum;
 use crate::base::layer::rank::{Marks, Space, bitmap_words};
+use crate::base::position::free_sum;
 use crate::base::prefetch::prefetch;
 use crate::base::sort::{concat, sort_unique, union};
 use crate::{Mover, Spec};

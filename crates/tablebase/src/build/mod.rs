@@ -28,13 +28,13 @@ use std::io;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::build::work::{GENERATED, Generated, boards_path, check_all, lock, write_words};
-use crate::format::layer_file::Precision;
-use crate::{Error, Fixed, Mover, Spec};
-
 use folder::{Begun, begin, check_unused, is_table_file};
 use phase::generate::Generation;
 use phase::solve::solve_all;
+
+use crate::build::work::{GENERATED, Generated, boards_path, check_all, lock, write_words};
+use crate::format::layer_file::Precision;
+use crate::{Error, Fixed, Mover, Spec};
 
 pub use crate::format::layer_path;
 pub use crate::format::manifest::{Manifest, Options};

@@ -6,10 +6,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use system::write_atomically;
 
 use crate::format::layer_file::Precision;
 use crate::{Error, Formation, FormationSpec, Spec};
-use system::write_atomically;
 
 /// The manifest's format version: 2 since u32 and f32 tables are solved in
 /// their own type ([`Rate`](crate::Rate)); tables of version 1 were solved in

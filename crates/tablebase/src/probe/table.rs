@@ -5,13 +5,15 @@ use std::sync::OnceLock;
 
 use board::{Board, Direction, Symmetry};
 
-use crate::base::formation::{free_sum, large_count, tile_sum};
+use crate::Position;
+use crate::base::hex;
+use crate::base::position::{free_sum, large_count, tile_sum};
 use crate::format::layer_file::{LayerFile, LayerHeader, Precision};
 use crate::format::layer_path;
 use crate::format::manifest::Manifest;
 use crate::probe::unreached;
 use crate::probe::verify::{self, Verified};
-use crate::{Error, Fixed, Mover, Spec, hex};
+use crate::{Error, Fixed, Mover, Spec};
 
 /// A finished table in its folder: success rates by position.
 #[derive(Debug)]
@@ -32,7 +34,7 @@ pub struct MoveRates {
     /// The board as read, turned into the formation's orientation (in
     /// 2048lab's order): `rates` are its moves', each turned back to the
     /// direction it is on the board asked about.
-    pub read_as: u64,
+    pub read_as: Position,
 }
 
 impl MoveRates {
@@ -162,7 +164,8 @@ impl Table {
     ///
     /// # Errors
     /// As [`Table::move_rates`].
-    pub fn afterstate_rate(&self, afterstate: u64) -> Result<f64, Error> {
+    pub fn afterstate_rate(&self, afterstate: Position) -> Result<f64, Error> {
+        let afterstate = afterstate.bits();
         let layer = self.layer_of(afterstate)?;
         let canon = self.spec.formation().canon();
         let boards: Vec<u64> = self
@@ -196,7 +199,8 @@ impl Table {
     /// or its tile sum is not the table's, or if solving a position the
     /// table does not hold would take too many more; file errors as
     /// [`Table::layer`].
-    pub fn move_rates(&self, board: u64) -> Result<MoveRates, Error> {
+    pub fn move_rates(&self, board: Position) -> Result<MoveRates, Error> {
+        let board = board.bits();
         let layer = self.layer_of(board)?;
         let orientations = self.orientations(board)?;
         // Every allowed move of every orientation, read together.
@@ -212,7 +216,7 @@ impl Table {
             .map(|(&(seen, _), moves)| MoveRates {
                 rates: moves
                     .map(|moved| moved.map(|_| rates.next().expect("a rate for each move"))),
-                read_as: seen,
+                read_as: Position::from_bits(seen),
             });
         // The best move's rate, then the smaller turned board.
         let score = |rates: &MoveRates| rates.best().map_or(-1.0, |(_, rate)| rate);

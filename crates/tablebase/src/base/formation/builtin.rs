@@ -1,8 +1,9 @@
 //! The built-in formations: those of the reference's `patterns_config.json`
 //! (listed in ../shared/docs/formations-reference.txt), boards in its order.
 
-use super::FormationSpec;
 use crate::{Canon, Large};
+
+use super::FormationSpec;
 
 /// A built-in formation: a [`FormationSpec`] whose masks, target cells and
 /// seeds are numbers (in the reference's order) rather than text.

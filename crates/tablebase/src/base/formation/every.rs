@@ -1,7 +1,9 @@
 //! Formations seeded with every arrangement of their seeds' small tiles.
 
-use super::{Formation, tile_sum};
+use crate::base::position::tile_sum;
 use crate::{Error, Large};
+
+use super::Formation;
 
 /// The suffix that names a built-in formation seeded with every
 /// arrangement: `L3x` is L3 so seeded.

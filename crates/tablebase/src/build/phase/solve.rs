@@ -224,13 +224,13 @@ const HELD_ROOM: u64 = 4;
 /// take for its lookups beyond [`held_bytes_per_position`]'s.
 const FREE_LOOKUP_BYTES: u64 = MOST_BYTES_PER_FREE_POSITION - MOST_BYTES_PER_POSITION;
 
-/// Bytes of `positions` of a segment that fetches its children, solved in
-/// `R`, and of the `sought` boards they look up
-/// ([`Sought::len`](crate::base::expectation::Sought::len)): 8 and a rate for a position's board and
-/// rate, as much again for the copies the segment keeps; 8 for a sought
-/// board in the lists, then, fetched, its board, rate and lookups
-/// ([`held_bytes_per_position`]). Merging the lists takes no more: 8
-/// bytes a board for the lists, 8 for the merged.
+/// Bytes of `positions` of a segment that fetches its children, solved in `R`,
+/// and of the `sought` boards they look up
+/// ([`Sought::len`](crate::base::expectation::Sought::len)): 8 and a rate for a
+/// position's board and rate, as much again for the copies the segment keeps; 8
+/// for a sought board in the lists, then, fetched, its board, rate and lookups
+/// ([`held_bytes_per_position`]). Merging the lists takes no more: 8 bytes a
+/// board for the lists, 8 for the merged.
 pub(crate) const fn fetching_bytes<R>(positions: usize, sought: usize) -> u64 {
     let rate = size_of::<R>() as u64;
     (16 + 2 * rate) * positions as u64 + (8 + held_bytes_per_position::<R>()) * sought as u64

@@ -15,13 +15,12 @@
 //! registers (docs/tablebase-builder.md).
 
 use crate::base::children::{GROUP, Listed, MOST_CHILDREN, list_children};
+use crate::base::expectation::average;
 use crate::base::layer::rank::Ranked;
+use crate::base::layer::{Lookup, Solved};
 use crate::base::prefetch::prefetch;
 use crate::base::rate::Rate;
 use crate::{Mover, Spec};
-
-use crate::base::expectation::average;
-use crate::base::layer::{Lookup, Solved};
 
 /// A child found in its layer, in one word: its position in the low
 /// [`KEY_BITS`], and above them the slot of the best rate it may be

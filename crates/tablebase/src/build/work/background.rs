@@ -4,8 +4,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use super::write_words;
 use crate::Error;
+
+use super::write_words;
 
 /// Files finished on a thread of their own while the build goes on, one
 /// at a time and in order: a generated layer's working file is written

@@ -6,11 +6,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::{Runs, WordReader, boards_path, marks_path, remove_if_present, write_words};
 use crate::base::layer::rank::Marks;
 use crate::build::generate;
 use crate::build::segment::LEAST_SEGMENT;
 use crate::{Error, Spec};
+
+use super::{Runs, WordReader, boards_path, marks_path, remove_if_present, write_words};
 
 /// A generated layer: read back from its working file, the boards listed
 /// (`boards-NNNN`), or the ranks marked by generation by rank

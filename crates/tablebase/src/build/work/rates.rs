@@ -2,10 +2,11 @@
 
 use std::path::Path;
 
-use super::{WordReader, WordWriter};
 use crate::base::layer::Solved;
 use crate::format::layer_file::{LayerFile, Piece};
 use crate::{Error, Rate};
+
+use super::{WordReader, WordWriter};
 
 /// Writes a layer file's positions to `path` as working rates in `R`, and
 /// opens them. `R` must hold the stored rates exactly

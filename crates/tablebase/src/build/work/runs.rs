@@ -6,8 +6,9 @@ use std::collections::binary_heap::PeekMut;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use super::{WordReader, WordWriter, remove_if_present, write_words};
 use crate::Error;
+
+use super::{WordReader, WordWriter, remove_if_present, write_words};
 
 /// Sorted runs of boards bound for one sorted file without repeats: held
 /// in memory while they fit, spilled each to a file of its own past that,
