@@ -188,6 +188,73 @@ pub fn build(
     report: &mut dyn FnMut(Event),
 ) -> Result<Summary, Error> {
     let start = Instant::now();
+    let manifest = Manifest::new(spec, options);
+    let work = dir.join(WORK);
+    // Held until the build ends.
+    let _lock = match enter(dir, &manifest)? {
+        Entered::Complete => {
+            check_complete(spec, dir, report)?;
+            return Ok(Summary {
+                elapsed: start.elapsed(),
+                peak_memory: system::peak_resident_memory(),
+                ..Summary::default()
+            });
+        }
+        Entered::Building(lock) => lock,
+    };
+    let (generated_before, solved_before) = resume_point(spec, dir)?;
+    let steps = spec.steps();
+    report(Event::Start {
+        steps,
+        generated: generated_before,
+        solved: solved_before,
+        complete: false,
+    });
+    let mover = Mover::new(spec.formation().large());
+    let mut summary = Summary::default();
+    // What the layers may take.
+    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
+    if generated_before < steps {
+        summary.generated = generate_all(spec, &mover, dir, generated_before, budget, report)?;
+    }
+    // Solving, in the type the table's precision is solved in
+    // ([`Rate`](crate::Rate): the reference's numbers).
+    let solve_all = match options.precision {
+        Precision::F64 | Precision::U16 => solve_all::<f64>,
+        Precision::F32 => solve_all::<f32>,
+        Precision::U32 => solve_all::<Fixed>,
+    };
+    let resume_at = steps - solved_before;
+    (summary.stored, summary.bytes) =
+        solve_all(spec, &mover, options, dir, resume_at, budget, report)?;
+    if options.optimal_only {
+        (summary.stored, summary.bytes) =
+            phase::optimal::thin(spec, dir, &work, options.level, budget, report)?;
+    }
+    fs::remove_dir_all(&work).map_err(io_error(&work))?;
+    Manifest {
+        complete: true,
+        ..manifest
+    }
+    .write(dir)?;
+    summary.elapsed = start.elapsed();
+    summary.peak_memory = system::peak_resident_memory();
+    Ok(summary)
+}
+
+/// What a build finds on entering its table's folder.
+enum Entered {
+    /// The table, finished.
+    Complete,
+    /// A table to build or go on building, with the lock on its working
+    /// folder.
+    Building(File),
+}
+
+/// Enters `dir` to build the table of `manifest`: a folder of its own,
+/// made if need be, locked, and holding that table, finished or not, or
+/// nothing yet.
+fn enter(dir: &Path, manifest: &Manifest) -> Result<Entered, Error> {
     if dir.exists() && !dir.is_dir() {
         return Err(Error::File {
             path: dir.to_owned(),
@@ -204,8 +271,7 @@ pub fn build(
     let made_work = !work.exists();
     fs::create_dir_all(&work).map_err(io_error(&work))?;
     let lock = lock(&work)?;
-    let manifest = Manifest::new(spec, options);
-    let begun = begin(dir, &manifest);
+    let begun = begin(dir, manifest);
     if !matches!(begun, Ok(Begun::Building)) {
         drop(lock);
         let removed = if made_work {
@@ -217,34 +283,43 @@ pub fn build(
         if begun.is_ok() {
             removed.map_err(io_error(&work))?;
         }
+        begun?;
+        return Ok(Entered::Complete);
     }
-    if begun? == Begun::Complete {
-        let steps = spec.steps();
-        // A layer file lost since the table was finished would otherwise
-        // go unnoticed until a query reached it.
-        if let Some(path) = (0..steps)
-            .map(|layer| layer_path(dir, layer))
-            .find(|path| !path.exists())
-        {
-            return Err(Error::File {
-                path,
-                problem: "missing from this finished table: restore it, or build the table \
-                          again in an empty folder"
-                    .to_owned(),
-            });
-        }
-        report(Event::Start {
-            steps,
-            generated: steps,
-            solved: steps,
-            complete: true,
-        });
-        return Ok(Summary {
-            elapsed: start.elapsed(),
-            peak_memory: system::peak_resident_memory(),
-            ..Summary::default()
+    Ok(Entered::Building(lock))
+}
+
+/// Checks that a finished table still has every layer file, and reports
+/// it finished.
+fn check_complete(spec: &Spec, dir: &Path, report: &mut dyn FnMut(Event)) -> Result<(), Error> {
+    let steps = spec.steps();
+    // A layer file lost since the table was finished would otherwise go
+    // unnoticed until a query reached it.
+    if let Some(path) = (0..steps)
+        .map(|layer| layer_path(dir, layer))
+        .find(|path| !path.exists())
+    {
+        return Err(Error::File {
+            path,
+            problem: "missing from this finished table: restore it, or build the table \
+                      again in an empty folder"
+                .to_owned(),
         });
     }
+    report(Event::Start {
+        steps,
+        generated: steps,
+        solved: steps,
+        complete: true,
+    });
+    Ok(())
+}
+
+/// Where an unfinished build goes on from: the layers generated and the
+/// layers solved before, once what a killed build left half-written is
+/// gone and what it finished is checked.
+fn resume_point(spec: &Spec, dir: &Path) -> Result<(usize, usize), Error> {
+    let work = dir.join(WORK);
     // A killed build may have left files half-written under temporary
     // names; nothing reads them, and the files they were for are rewritten.
     // The files it finished are checked before any is trusted.
@@ -256,8 +331,7 @@ pub fn build(
         .rev()
         .take_while(|&i| layer_path(dir, i).exists())
         .count();
-    let generated_marker = work.join(GENERATED);
-    let generated_before = if generated_marker.exists() || solved_before > 0 {
+    let generated_before = if work.join(GENERATED).exists() || solved_before > 0 {
         steps
     } else {
         (0..steps)
@@ -278,97 +352,74 @@ pub fn build(
                 .to_owned(),
         });
     }
-    report(Event::Start {
-        steps,
-        generated: generated_before,
-        solved: solved_before,
-        complete: false,
-    });
-    let mover = Mover::new(spec.formation().large());
-    let mut summary = Summary::default();
-    // What the layers may take.
-    let budget = memory.map(|bytes| bytes.saturating_sub(RESERVE));
+    Ok((generated_before, solved_before))
+}
 
-    // Generation: each layer from the two before it, a segment at a time
-    // (held open from generating them, or read back from their files).
-    if generated_before < steps {
-        let mut generation = Generation::default();
-        for index in generated_before..steps {
-            let began = Instant::now();
-            let layer = if index == 0 {
-                write_words(&boards_path(&work, 0), &spec.formation().layer_zero())?;
-                Generated::open(spec, &work, 0)?
-            } else {
-                generation.layer(spec, &mover, index, budget, &work)?
-            };
-            let positions = layer.len();
-            // Each layer comes from the two before it: after two empty
-            // ones every layer is empty, and a long tail of them only
-            // writes files (a formation file's extra steps set too high).
-            let left = steps - 1 - index;
-            if positions == 0 && index > 0 && generation.last_len() == Some(0) && left > EMPTY_TAIL
-            {
-                // Refused, the definition's files go: a build of the
-                // corrected one may then use the folder.
-                drop(layer);
-                generation.finish()?;
-                fs::remove_dir_all(&work).map_err(io_error(&work))?;
-                let manifest = Manifest::path(dir);
-                fs::remove_file(&manifest).map_err(io_error(&manifest))?;
-                let _ = fs::remove_dir(dir);
-                return Err(Error::Formation {
-                    name: spec.formation().name().to_owned(),
-                    problem: format!(
-                        "layers {} and {index} are empty, and so would be the {left} layers \
-                         after them: lower its extra steps ({}) by {}",
-                        index - 1,
-                        spec.formation().extra_steps(),
-                        left - EMPTY_TAIL
-                    ),
-                });
-            }
-            generation.push(layer);
-            summary.generated += positions as u64;
-            report(Event::Generated {
-                layer: index,
-                positions,
-                elapsed: began.elapsed(),
-            });
+/// Generates the layers from `from` on, each from the two before it, a
+/// segment at a time (held open from generating them, or read back from
+/// their files), and marks the table generated. Returns the positions
+/// generated.
+fn generate_all(
+    spec: &Spec,
+    mover: &Mover,
+    dir: &Path,
+    from: usize,
+    budget: Option<u64>,
+    report: &mut dyn FnMut(Event),
+) -> Result<u64, Error> {
+    let (steps, work) = (spec.steps(), dir.join(WORK));
+    let mut generation = Generation::default();
+    let mut generated = 0;
+    for index in from..steps {
+        let began = Instant::now();
+        let layer = if index == 0 {
+            write_words(&boards_path(&work, 0), &spec.formation().layer_zero())?;
+            Generated::open(spec, &work, 0)?
+        } else {
+            generation.layer(spec, mover, index, budget, &work)?
+        };
+        let positions = layer.len();
+        // Each layer comes from the two before it: after two empty ones
+        // every layer is empty, and a long tail of them only writes files
+        // (a formation file's extra steps set too high).
+        let left = steps - 1 - index;
+        if positions == 0 && index > 0 && generation.last_len() == Some(0) && left > EMPTY_TAIL {
+            drop(layer);
+            generation.finish()?;
+            return Err(refuse_empty_tail(spec, dir, index)?);
         }
-        generation.finish()?;
-        File::create(&generated_marker).map_err(io_error(&generated_marker))?;
+        generation.push(layer);
+        generated += positions as u64;
+        report(Event::Generated {
+            layer: index,
+            positions,
+            elapsed: began.elapsed(),
+        });
     }
+    generation.finish()?;
+    let generated_marker = work.join(GENERATED);
+    File::create(&generated_marker).map_err(io_error(&generated_marker))?;
+    Ok(generated)
+}
 
-    // Solving, in the type the table's precision is solved in
-    // ([`crate::base::rate`]: the reference's numbers).
-    let solve_all = match options.precision {
-        Precision::F64 | Precision::U16 => solve_all::<f64>,
-        Precision::F32 => solve_all::<f32>,
-        Precision::U32 => solve_all::<Fixed>,
-    };
-    let (stored, bytes) = solve_all(
-        spec,
-        &mover,
-        options,
-        dir,
-        steps - solved_before,
-        budget,
-        report,
-    )?;
-    summary.stored += stored;
-    summary.bytes += bytes;
-    if options.optimal_only {
-        let (stored, bytes) =
-            phase::optimal::thin(spec, dir, &work, options.level, budget, report)?;
-        (summary.stored, summary.bytes) = (stored, bytes);
-    }
+/// The error of a definition whose layers `index - 1` and `index` are
+/// empty, with more layers to come, once its files are gone: a build of
+/// the corrected definition may then use the folder.
+fn refuse_empty_tail(spec: &Spec, dir: &Path, index: usize) -> Result<Error, Error> {
+    let work = dir.join(WORK);
     fs::remove_dir_all(&work).map_err(io_error(&work))?;
-    Manifest {
-        complete: true,
-        ..manifest
-    }
-    .write(dir)?;
-    summary.elapsed = start.elapsed();
-    summary.peak_memory = system::peak_resident_memory();
-    Ok(summary)
+    let manifest = Manifest::path(dir);
+    fs::remove_file(&manifest).map_err(io_error(&manifest))?;
+    let _ = fs::remove_dir(dir);
+    let left = spec.steps() - 1 - index;
+    Ok(Error::Formation {
+        name: spec.formation().name().to_owned(),
+        problem: format!(
+            "layers {} and {index} are empty, and so would be the {left} layers after them: \
+             lower its extra steps ({}) by {}",
+            index - 1,
+            spec.formation().extra_steps(),
+            left - EMPTY_TAIL
+        ),
+    })
 }

@@ -83,124 +83,211 @@ impl Generation {
         memory: Option<u64>,
         work: &Path,
     ) -> Result<Generated, Error> {
-        let Self {
-            recent,
-            writing,
-            ahead,
-        } = self;
-        let segment = memory.map_or(usize::MAX, |bytes| {
-            usize::try_from(bytes / 2 / CHILD_BYTES_PER_PARENT)
-                .unwrap_or(usize::MAX)
-                .max(LEAST_SEGMENT)
-        });
-        let held_words = memory.map_or(usize::MAX, |bytes| {
-            usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
-        });
-        // The layer before (its children after a 2) and the one before it
-        // (after a 4).
+        let shares = Shares::of(memory);
+        let parents = self.open_parents(spec, work, index)?;
+        match self.mark(spec, mover, index, &parents, &shares, work)? {
+            Some(marked) => Ok(marked),
+            None => self.sort(spec, mover, index, &parents, &shares, work),
+        }
+    }
+
+    /// The parent layers of layer `index` that expand, each with the
+    /// exponent of the tile spawned (the layer before, its children after
+    /// a 2, and the one before it, after a 4), opened where the build
+    /// does not hold them.
+    fn open_parents(
+        &mut self,
+        spec: &Spec,
+        work: &Path,
+        index: usize,
+    ) -> Result<Vec<(usize, u8)>, Error> {
         let parents: Vec<(usize, u8)> = [(index - 1, 1)]
             .into_iter()
             .chain((index >= 2).then(|| (index - 2, 2)))
             .filter(|&(layer, _)| spec.expands(layer))
             .collect();
         for &(layer, _) in &parents {
-            let slot = &mut recent[index - 1 - layer];
+            let slot = &mut self.recent[index - 1 - layer];
             if slot.is_none() {
                 *slot = Some(Generated::open(spec, work, layer)?);
             }
         }
-        let len = |recent: &[Option<Generated>; 2], layer: usize| {
-            recent[index - 1 - layer]
-                .as_ref()
-                .expect("opened above")
-                .len()
-        };
-        let count: usize = parents.iter().map(|&(layer, _)| len(recent, layer)).sum();
+        Ok(parents)
+    }
+
+    /// The positions of parent `layer` of layer `index`, opened.
+    fn parent_len(&self, index: usize, layer: usize) -> usize {
+        self.recent[index - 1 - layer]
+            .as_ref()
+            .expect("parents opened")
+            .len()
+    }
+
+    /// Visits each of the `parents` of layer `index` a segment at a time.
+    /// The layer before, if held in memory while its file was written, is
+    /// let go once used, so that no more than a piece of each parent is
+    /// held at a time, as when every layer is read from its file; the next
+    /// layer reads it from there.
+    fn for_each_piece(
+        &mut self,
+        index: usize,
+        parents: &[(usize, u8)],
+        segment: usize,
+        work: &Path,
+        visit: &mut Visit<'_>,
+    ) -> Result<(), Error> {
+        for &(layer, exponent) in parents {
+            let boards = self.recent[index - 1 - layer]
+                .as_mut()
+                .expect("parents opened");
+            for start in (0..boards.len()).step_by(segment) {
+                let piece = boards.piece(start, segment.min(boards.len() - start))?;
+                visit(&piece, layer, exponent)?;
+            }
+            if layer == index - 1 {
+                self.writing.wait()?;
+                boards.release(work, layer)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Layer `index` marked by rank, if the layer allows it within a
+    /// quarter of the budget and its children stay in its space; else
+    /// `None`, for [`Generation::sort`]. Marked, the layer before is
+    /// listed once for this layer and the next, whose marks the next
+    /// layer takes up (the bitmaps of the two within the same quarter).
+    fn mark(
+        &mut self,
+        spec: &Spec,
+        mover: &Mover,
+        index: usize,
+        parents: &[(usize, u8)],
+        shares: &Shares,
+        work: &Path,
+    ) -> Result<Option<Generated>, Error> {
+        let count: usize = parents
+            .iter()
+            .map(|&(layer, _)| self.parent_len(index, layer))
+            .sum();
         // The layer before, if it has children after a 4: the next layer's
         // parents are this one and it, whose size stands for both until this
         // one is known.
         let next_parents = (index + 1 < spec.steps() && spec.expands(index - 1))
-            .then(|| 2 * len(recent, index - 1) as u64);
-        // Each parent layer a segment at a time. The layer before, if held in
-        // memory while its file was written, is let go once used, so that no
-        // more than a piece of each parent is held at a time, as when every
-        // layer is read from its file; the next layer reads it from there.
-        let mut pieces = |parents: &[(usize, u8)], visit: &mut Visit<'_>| {
-            for &(layer, exponent) in parents {
-                let boards = recent[index - 1 - layer].as_mut().expect("opened above");
-                for start in (0..boards.len()).step_by(segment) {
-                    visit(
-                        &boards.piece(start, segment.min(boards.len() - start))?,
-                        layer,
-                        exponent,
-                    )?;
-                }
-                if layer == index - 1 {
-                    writing.wait()?;
-                    boards.release(work, layer)?;
-                }
-            }
-            Ok::<_, Error>(())
-        };
-        let quarter = memory.map_or(u64::MAX, |bytes| bytes / 4);
-        let most = (generate::REACHED_BYTES_PER_PARENT * count as u64).min(quarter);
+            .then(|| 2 * self.parent_len(index, index - 1) as u64);
+        let most = (generate::REACHED_BYTES_PER_PARENT * count as u64).min(shares.quarter);
         // Begun with the layer before, if within the same bound as if made now.
-        let begun = ahead
-            .take()
-            .filter(|ahead| ahead.layer == index && ahead.marks.bytes() <= most);
+        let begun =
+            (self.ahead.take()).filter(|ahead| ahead.layer == index && ahead.marks.bytes() <= most);
         let (marked_before, reached) = match begun {
             Some(ahead) => (true, Some(ahead.marks)),
             None => (false, Reached::new(spec, index, most)),
         };
-        if let Some(mut reached) = reached {
-            let mut next = next_parents.and_then(|parents| {
-                let most = (generate::REACHED_BYTES_PER_PARENT * parents)
-                    .min(quarter.saturating_sub(reached.bytes()));
-                Reached::new(spec, index + 1, most)
-            });
-            let unmarked: Vec<(usize, u8)> = (parents.iter().copied())
-                .filter(|&(layer, _)| !(marked_before && layer + 2 == index))
-                .collect();
-            pieces(&unmarked, &mut |piece, layer, exponent| {
+        let Some(mut reached) = reached else {
+            return Ok(None);
+        };
+        let mut next = next_parents.and_then(|parents| {
+            let most = (generate::REACHED_BYTES_PER_PARENT * parents)
+                .min(shares.quarter.saturating_sub(reached.bytes()));
+            Reached::new(spec, index + 1, most)
+        });
+        let unmarked: Vec<(usize, u8)> = (parents.iter().copied())
+            .filter(|&(layer, _)| !(marked_before && layer + 2 == index))
+            .collect();
+        self.for_each_piece(
+            index,
+            &unmarked,
+            shares.segment,
+            work,
+            &mut |piece, layer, exponent| {
                 let targets = match exponent {
                     1 => [Some(&mut reached), next.as_mut()],
                     _ => [None, Some(&mut reached)],
                 };
                 generate::mark(spec, mover, layer, piece, targets);
                 Ok(())
-            })?;
-            if let Some(marks) = reached.into_marks() {
-                *ahead = next.map(|marks| Ahead {
-                    layer: index + 1,
-                    marks,
-                });
-                let marks = Arc::new(marks);
-                writing.write(marks_path(work, index), marks.clone(), Marks::bits)?;
-                return Ok(Generated::Marked(marks));
-            }
-        }
-        let mut runs = Runs::new(work.join(format!("run-{index:04}")), held_words);
-        pieces(&parents, &mut |piece, layer, exponent| {
-            runs.push(generate::run(spec, mover, layer, exponent, piece))
-        })?;
+            },
+        )?;
+        let Some(marks) = reached.into_marks() else {
+            return Ok(None);
+        };
+        self.ahead = next.map(|marks| Ahead {
+            layer: index + 1,
+            marks,
+        });
+        let marks = Arc::new(marks);
+        (self.writing).write(marks_path(work, index), marks.clone(), Marks::bits)?;
+        Ok(Some(Generated::Marked(marks)))
+    }
+
+    /// Layer `index` sorted: each segment's children sorted into a run,
+    /// the runs held within a quarter of the budget (`Runs::push`). The
+    /// file is written behind with the layer held in memory meanwhile,
+    /// where the layer takes no more than a segment of parents (which the
+    /// next layer would read whole); else written in turn.
+    fn sort(
+        &mut self,
+        spec: &Spec,
+        mover: &Mover,
+        index: usize,
+        parents: &[(usize, u8)],
+        shares: &Shares,
+        work: &Path,
+    ) -> Result<Generated, Error> {
+        let mut runs = Runs::new(work.join(format!("run-{index:04}")), shares.held_words);
+        self.for_each_piece(
+            index,
+            parents,
+            shares.segment,
+            work,
+            &mut |piece, layer, exponent| {
+                runs.push(generate::run(spec, mover, layer, exponent, piece))
+            },
+        )?;
         let path = boards_path(work, index);
         match runs.union() {
-            Ok(boards) if boards.len() <= segment => {
+            Ok(boards) if boards.len() <= shares.segment => {
                 let boards = Arc::new(boards);
-                writing.write(path, boards.clone(), Vec::as_slice)?;
+                self.writing.write(path, boards.clone(), Vec::as_slice)?;
                 Ok(Generated::Held(boards))
             }
             // Written in turn, after the file written behind: in order.
             Ok(boards) => {
-                writing.wait()?;
+                self.writing.wait()?;
                 write_words(&path, &boards)?;
                 Generated::open(spec, work, index)
             }
             Err(runs) => {
-                writing.wait()?;
+                self.writing.wait()?;
                 runs.finish(&path)?;
                 Generated::open(spec, work, index)
             }
+        }
+    }
+}
+
+/// How generating a layer shares out the budget.
+struct Shares {
+    /// Parents read at a time, whose children take half of it.
+    segment: usize,
+    /// Words of runs held in memory: a quarter.
+    held_words: usize,
+    /// The bytes of a layer's bitmaps: a quarter.
+    quarter: u64,
+}
+
+impl Shares {
+    fn of(memory: Option<u64>) -> Self {
+        Self {
+            segment: memory.map_or(usize::MAX, |bytes| {
+                usize::try_from(bytes / 2 / CHILD_BYTES_PER_PARENT)
+                    .unwrap_or(usize::MAX)
+                    .max(LEAST_SEGMENT)
+            }),
+            held_words: memory.map_or(usize::MAX, |bytes| {
+                usize::try_from(bytes / 4 / 8).unwrap_or(usize::MAX)
+            }),
+            quarter: memory.map_or(u64::MAX, |bytes| bytes / 4),
         }
     }
 }

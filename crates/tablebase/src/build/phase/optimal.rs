@@ -55,57 +55,153 @@ pub fn thin(
     memory: Option<u64>,
     report: &mut dyn FnMut(Event),
 ) -> Result<(u64, u64), Error> {
-    let mover = Mover::new(spec.formation().large());
-    let steps = spec.steps();
-    // Half the budget for the layers after (`Children`), a quarter for a
-    // segment (three when the layers after are not held), and a sixteenth
-    // for each of the two next layers' boards reached (twice that while
-    // they are merged, `Runs::push`).
-    let reached_limit = memory.map_or(usize::MAX, |bytes| {
-        usize::try_from(bytes / 16 / 8).unwrap_or(usize::MAX)
-    });
-    let reached_path = |index: usize| work.join(format!("reached-{index:04}"));
-    let runs = |index: usize| Runs::new(reached_path(index), reached_limit);
-    // The boards reached in this layer and the next two: every seed, then
-    // the best children of the positions kept.
-    let mut reached = [runs(0), runs(1), runs(2)];
-    reached[0].push(
-        LayerFile::open(&layer_path(dir, 0))?
-            .read_all()?
-            .boards()
-            .to_vec(),
-    )?;
-    // The layer after the next, as this layer's children had it: the next
-    // layer's next, not read or unpacked again.
-    let mut carried = None;
+    let mut thinning = Thinning::start(spec, dir, work, level, memory)?;
     let (mut stored, mut total_bytes) = (0u64, 0u64);
-    for index in 0..steps {
+    for index in 0..spec.steps() {
         let began = Instant::now();
-        let [this, next, after] = reached;
-        reached = [next, after, runs(index + 3)];
-        this.finish(&reached_path(index))?;
-        let wanted = WordReader::open(&reached_path(index))?;
+        let thinned = thinning.layer(index)?;
+        report(Event::Thinned {
+            layer: index,
+            kept: thinned.kept,
+            bytes: thinned.bytes,
+            segments: thinned.segments,
+            fetched: thinned.fetched,
+            elapsed: began.elapsed(),
+        });
+        stored += thinned.kept as u64;
+        total_bytes += thinned.bytes;
+    }
+    Ok((stored, total_bytes))
+}
+
+/// The layers being thinned, from the seeds on, and what one layer hands
+/// the next.
+struct Thinning<'a> {
+    spec: &'a Spec,
+    mover: Mover,
+    dir: &'a Path,
+    work: &'a Path,
+    level: i32,
+    memory: Option<u64>,
+    /// The boards reached in this layer and the next two: every seed, then
+    /// the best children of the positions kept.
+    reached: [Runs; 3],
+    /// The layer after the next, as this layer's children had it: the
+    /// next layer's next, not read or unpacked again.
+    carried: Option<Carried>,
+}
+
+/// What thinning a layer came to.
+struct Thinned {
+    /// The positions kept.
+    kept: usize,
+    /// The bytes of the layer file.
+    bytes: u64,
+    /// The segments the layer was thinned in.
+    segments: usize,
+    /// Whether the segments fetched their children from working files.
+    fetched: bool,
+}
+
+impl<'a> Thinning<'a> {
+    /// Begins with the seeds reached.
+    fn start(
+        spec: &'a Spec,
+        dir: &'a Path,
+        work: &'a Path,
+        level: i32,
+        memory: Option<u64>,
+    ) -> Result<Self, Error> {
+        let runs = |index| reached_runs(work, memory, index);
+        let mut thinning = Self {
+            spec,
+            mover: Mover::new(spec.formation().large()),
+            dir,
+            work,
+            level,
+            memory,
+            reached: [runs(0), runs(1), runs(2)],
+            carried: None,
+        };
+        let seeds = LayerFile::open(&layer_path(dir, 0))?.read_all()?;
+        thinning.reached[0].push(seeds.boards().to_vec())?;
+        Ok(thinning)
+    }
+
+    /// Rewrites layer `index`'s file with the positions reached, and
+    /// marks their best children reached.
+    fn layer(&mut self, index: usize) -> Result<Thinned, Error> {
+        let (spec, dir, work) = (self.spec, self.dir, self.work);
+        self.reached.rotate_left(1);
+        let new = reached_runs(work, self.memory, index + 3);
+        let this = std::mem::replace(&mut self.reached[2], new);
+        this.finish(&reached_path(work, index))?;
+        let wanted = WordReader::open(&reached_path(work, index))?;
         let layer = LayerFile::open(&layer_path(dir, index))?;
         let children = if spec.is_horizon(index) {
             None
         } else {
+            let carried = self.carried.take();
             Some(Children::of(
                 dir,
                 work,
                 index,
-                steps,
-                memory,
-                carried.take(),
+                spec.steps(),
+                self.memory,
+                carried,
             )?)
         };
         let kept_path = work.join(format!("kept-{index:04}"));
         let mut out = WordWriter::create(&kept_path)?;
         let fetched = matches!(children, Some(Children::Unpacked(_)));
+        let (kept, segments) = self.keep(index, &wanted, &layer, children.as_ref(), &mut out)?;
+        out.finish()?;
+        let header = LayerHeader {
+            positions: kept as u64,
+            ..layer.header().clone()
+        };
+        let bytes = store_layer(
+            &layer_path(dir, index),
+            &header,
+            &RatesFile::open(&kept_path)?,
+            |_: f64| true,
+            self.level,
+        )?;
+        for done in [
+            kept_path,
+            reached_path(work, index),
+            unpacked_path(work, index + 1),
+        ] {
+            remove_if_present(&done)?;
+        }
+        self.carried = children.and_then(Children::into_after);
+        Ok(Thinned {
+            kept,
+            bytes,
+            segments,
+            fetched,
+        })
+    }
+
+    /// Writes to `out` the positions of `layer` (layer `index`) that were
+    /// reached (`wanted`), a segment at a time, and marks their best
+    /// `children` reached. Returns the positions kept and the segments.
+    fn keep(
+        &mut self,
+        index: usize,
+        wanted: &WordReader,
+        layer: &LayerFile,
+        children: Option<&Children>,
+        out: &mut WordWriter,
+    ) -> Result<(usize, usize), Error> {
+        // A quarter of the budget for a segment, three when the layers
+        // after are not held.
+        let fetched = matches!(children, Some(Children::Unpacked(_)));
         let quarters = if fetched { 3 } else { 1 };
-        let bytes = memory.map_or(u64::MAX, |bytes| bytes / 4 * quarters);
-        let seek = fetched.then_some((spec, &mover, index));
+        let bytes = self.memory.map_or(u64::MAX, |bytes| bytes / 4 * quarters);
+        let seek = fetched.then_some((self.spec, &self.mover, index));
         let mut cut = Segments::new(bytes, thinning_bytes, seek);
-        let (mut start, mut positions, mut segments) = (0, 0, 0);
+        let (mut start, mut kept_in_all, mut segments) = (0, 0, 0);
         while start < wanted.len() {
             let (boards, sought) = cut.next(start, wanted.len(), |at, count| {
                 wanted.read(at, count).map(Cow::Owned)
@@ -116,45 +212,32 @@ pub fn thin(
             // Their room goes to the best children (`thinning_bytes`).
             drop(boards);
             out.extend_solved(kept.boards(), kept.rates())?;
-            positions += kept.len();
-            if let Some(children) = &children {
-                let [two, four] = children.best(spec, &mover, index, kept.boards(), sought)?;
-                reached[0].push(two)?;
-                reached[1].push(four)?;
+            kept_in_all += kept.len();
+            if let Some(children) = children {
+                let [two, four] =
+                    children.best(self.spec, &self.mover, index, kept.boards(), sought)?;
+                self.reached[0].push(two)?;
+                self.reached[1].push(four)?;
             }
         }
-        out.finish()?;
-        let header = LayerHeader {
-            positions: positions as u64,
-            ..layer.header().clone()
-        };
-        let written = store_layer(
-            &layer_path(dir, index),
-            &header,
-            &RatesFile::open(&kept_path)?,
-            |_: f64| true,
-            level,
-        )?;
-        for done in [
-            kept_path,
-            reached_path(index),
-            unpacked_path(work, index + 1),
-        ] {
-            remove_if_present(&done)?;
-        }
-        carried = children.and_then(Children::into_after);
-        report(Event::Thinned {
-            layer: index,
-            kept: positions,
-            bytes: written,
-            segments,
-            fetched,
-            elapsed: began.elapsed(),
-        });
-        stored += positions as u64;
-        total_bytes += written;
+        Ok((kept_in_all, segments))
     }
-    Ok((stored, total_bytes))
+}
+
+/// The working file of the boards reached in layer `index`.
+fn reached_path(work: &Path, index: usize) -> PathBuf {
+    work.join(format!("reached-{index:04}"))
+}
+
+/// The boards reached in layer `index`, held within a sixteenth of the
+/// budget (twice that while they are merged, `Runs::push`): half of it is
+/// for the layers after (`Children`), a quarter for a segment (three when
+/// the layers after are not held).
+fn reached_runs(work: &Path, memory: Option<u64>, index: usize) -> Runs {
+    let limit = memory.map_or(usize::MAX, |bytes| {
+        usize::try_from(bytes / 16 / 8).unwrap_or(usize::MAX)
+    });
+    Runs::new(reached_path(work, index), limit)
 }
 
 /// What a batch of `boards` reached takes while thinned, given the
