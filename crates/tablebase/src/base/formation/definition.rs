@@ -84,6 +84,49 @@ impl FormationSpec {
         }
     }
 
+    /// The masks, the target cells and the seeds, read and checked on
+    /// their own: masks and target cells of whole 0xF nibbles, seeds,
+    /// and masks for large tiles that slide (unless the formation is
+    /// free).
+    fn boards(&self) -> Result<(Vec<u64>, u64, Vec<u64>), String> {
+        let parse =
+            |what: &str, text: &str| hex::parse(text).map_err(|error| format!("{what}: {error}"));
+        let whole_nibbles = |what: &str, cells: u64| {
+            let ok = (0..16).all(|cell| matches!((cells >> (4 * cell)) & 0xF, 0 | 0xF));
+            if ok && cells != 0 {
+                Ok(cells)
+            } else {
+                Err(format!(
+                    "{what} {} must mark cells with whole F digits",
+                    hex::format(cells)
+                ))
+            }
+        };
+        let masks = (self.masks.iter())
+            .map(|text| whole_nibbles("mask", parse("mask", text)?))
+            .collect::<Result<Vec<_>, _>>()?;
+        let target_cells =
+            whole_nibbles("target cells", parse("target cells", &self.target_cells)?)?;
+        if self.seeds.is_empty() {
+            return Err("no seeds".to_owned());
+        }
+        let seeds = (self.seeds.iter())
+            .map(|text| parse("seed", text))
+            .collect::<Result<Vec<_>, _>>()?;
+        // Large tiles free to go anywhere make a free formation's tables
+        // (10^8 positions and more), which only a free formation builds
+        // with the layer 0 and the symmetry that keep them in bounds.
+        let large_tiles = seeds.iter().any(|&seed| large_count(seed) > 0);
+        if masks.is_empty() && large_tiles && self.large == Large::Sliding && !self.free {
+            return Err(
+                "no masks: its large tiles could go anywhere; give the cells they must keep \
+                 (masks), or mark it free"
+                    .to_owned(),
+            );
+        }
+        Ok((masks, target_cells, seeds))
+    }
+
     /// Reads the text of the formation file at `path`: TOML when its name
     /// ends in `.toml`, JSON otherwise. The error is one line, with the
     /// place in the file.
@@ -195,46 +238,7 @@ impl Formation {
             name: spec.name.clone(),
             problem,
         };
-        let parse = |what: &str, text: &str| {
-            hex::parse(text).map_err(|error| bad(format!("{what}: {error}")))
-        };
-        let whole_nibbles = |what: &str, cells: u64| {
-            let ok = (0..16).all(|cell| matches!((cells >> (4 * cell)) & 0xF, 0 | 0xF));
-            if ok && cells != 0 {
-                Ok(cells)
-            } else {
-                Err(bad(format!(
-                    "{what} {} must mark cells with whole F digits",
-                    hex::format(cells)
-                )))
-            }
-        };
-        let masks = spec
-            .masks
-            .iter()
-            .map(|text| whole_nibbles("mask", parse("mask", text)?))
-            .collect::<Result<Vec<_>, _>>()?;
-        let target_cells =
-            whole_nibbles("target cells", parse("target cells", &spec.target_cells)?)?;
-        if spec.seeds.is_empty() {
-            return Err(bad("no seeds".to_owned()));
-        }
-        let seeds = spec
-            .seeds
-            .iter()
-            .map(|text| parse("seed", text))
-            .collect::<Result<Vec<_>, _>>()?;
-        // Large tiles free to go anywhere make a free formation's tables
-        // (10^8 positions and more), which only a free formation builds
-        // with the layer 0 and the symmetry that keep them in bounds.
-        let large_tiles = seeds.iter().any(|&seed| large_count(seed) > 0);
-        if masks.is_empty() && large_tiles && spec.large == Large::Sliding && !spec.free {
-            return Err(bad(
-                "no masks: its large tiles could go anywhere; give the cells they must keep \
-                 (masks), or mark it free"
-                    .to_owned(),
-            ));
-        }
+        let (masks, target_cells, seeds) = spec.boards().map_err(bad)?;
         let mut formation = Self {
             name: spec.name.clone(),
             masks,
@@ -245,64 +249,77 @@ impl Formation {
             extra_steps: spec.extra_steps,
             free: spec.free,
         };
-        // A position and its images are stored as one: they must fit the
-        // masks, show the target and hold the walls alike.
+        formation.check_symmetries(&seeds).map_err(bad)?;
+        formation.seeds = formation.canonical_seeds(&seeds).map_err(bad)?;
+        Ok(formation)
+    }
+
+    /// Checks that the symmetries keep the masks, the target cells and
+    /// the walls: a position and its images are stored as one, so they
+    /// must fit the masks, show the target and hold the walls alike.
+    fn check_symmetries(&self, seeds: &[u64]) -> Result<(), String> {
         let keep = |what: &str, cells: u64, kept: &dyn Fn(u64) -> bool| {
-            let images = formation.canon.images(cells);
+            let images = self.canon.images(cells);
             match images.into_iter().find(|&image| !kept(image)) {
-                Some(image) => Err(bad(format!(
+                Some(image) => Err(format!(
                     "its {} symmetry does not keep its {what}: {} turned is {}",
-                    formation.canon,
+                    self.canon,
                     hex::format(cells),
                     hex::format(image)
-                ))),
+                )),
                 None => Ok(()),
             }
         };
-        for &mask in &formation.masks {
-            keep("masks", mask, &|image| formation.fits(image))?;
+        for &mask in &self.masks {
+            keep("masks", mask, &|image| self.fits(image))?;
         }
+        let target_cells = self.target_cells;
         keep("target cells", target_cells, &|image| image == target_cells)?;
-        if formation.large == Large::Wall {
+        if self.large == Large::Wall {
             let walls = large_nibbles(seeds[0]);
             if let Some(&seed) = seeds.iter().find(|&&seed| large_nibbles(seed) != walls) {
-                return Err(bad(format!(
+                return Err(format!(
                     "seed {} has its walls in other cells than the first seed {}",
                     hex::format(seed),
                     hex::format(seeds[0])
-                )));
+                ));
             }
             keep("walls", walls, &|image| image == walls)?;
         }
+        Ok(())
+    }
+
+    /// The seeds in canonical form, each checked to fit the masks and to
+    /// have the first seed's tile sum.
+    fn canonical_seeds(&self, seeds: &[u64]) -> Result<Vec<u64>, String> {
         let first = seeds[0];
-        for &seed in &seeds {
-            if !formation.fits(seed) {
-                return Err(bad(format!(
-                    "seed {} does not fit the masks",
-                    hex::format(seed)
-                )));
-            }
-            if large_count(seed) != large_count(first) {
-                return Err(bad(format!(
-                    "seed {} holds {} large tiles (f), the first seed {}: all seeds \
-                     must have the same tile sum",
-                    hex::format(seed),
-                    large_count(seed),
-                    large_count(first)
-                )));
-            }
-            if free_sum(seed) != free_sum(first) {
-                return Err(bad(format!(
-                    "seed {}'s tiles other than large ones sum to {}, the first seed's \
-                     to {}: all seeds must have the same tile sum",
-                    hex::format(seed),
-                    free_sum(seed),
-                    free_sum(first)
-                )));
-            }
-            formation.seeds.push(formation.canon.canonical(seed));
-        }
-        Ok(formation)
+        seeds
+            .iter()
+            .map(|&seed| {
+                if !self.fits(seed) {
+                    return Err(format!("seed {} does not fit the masks", hex::format(seed)));
+                }
+                if large_count(seed) != large_count(first) {
+                    return Err(format!(
+                        "seed {} holds {} large tiles (f), the first seed {}: all seeds \
+                         must have the same tile sum",
+                        hex::format(seed),
+                        large_count(seed),
+                        large_count(first)
+                    ));
+                }
+                if free_sum(seed) != free_sum(first) {
+                    return Err(format!(
+                        "seed {}'s tiles other than large ones sum to {}, the first seed's \
+                         to {}: all seeds must have the same tile sum",
+                        hex::format(seed),
+                        free_sum(seed),
+                        free_sum(first)
+                    ));
+                }
+                Ok(self.canon.canonical(seed))
+            })
+            .collect()
     }
 
     /// The definition, boards in the reference's order: what a formation
