@@ -83,11 +83,17 @@ impl Generation {
         memory: Option<u64>,
         work: &Path,
     ) -> Result<Generated, Error> {
-        let shares = Shares::of(memory);
-        let parents = self.open_parents(spec, work, index)?;
-        match self.mark(spec, mover, index, &parents, &shares, work)? {
+        let job = Job {
+            spec,
+            mover,
+            index,
+            parents: self.open_parents(spec, work, index)?,
+            shares: Shares::of(memory),
+            work,
+        };
+        match self.mark(&job)? {
             Some(marked) => Ok(marked),
-            None => self.sort(spec, mover, index, &parents, &shares, work),
+            None => self.sort(&job),
         }
     }
 
@@ -130,12 +136,11 @@ impl Generation {
     /// layer reads it from there.
     fn for_each_piece(
         &mut self,
-        index: usize,
+        job: &Job<'_>,
         parents: &[(usize, u8)],
-        segment: usize,
-        work: &Path,
         visit: &mut Visit<'_>,
     ) -> Result<(), Error> {
+        let (index, segment, work) = (job.index, job.shares.segment, job.work);
         for &(layer, exponent) in parents {
             let boards = self.recent[index - 1 - layer]
                 .as_mut()
@@ -157,15 +162,9 @@ impl Generation {
     /// `None`, for [`Generation::sort`]. Marked, the layer before is
     /// listed once for this layer and the next, whose marks the next
     /// layer takes up (the bitmaps of the two within the same quarter).
-    fn mark(
-        &mut self,
-        spec: &Spec,
-        mover: &Mover,
-        index: usize,
-        parents: &[(usize, u8)],
-        shares: &Shares,
-        work: &Path,
-    ) -> Result<Option<Generated>, Error> {
+    fn mark(&mut self, job: &Job<'_>) -> Result<Option<Generated>, Error> {
+        let (spec, mover, index, work) = (job.spec, job.mover, job.index, job.work);
+        let (parents, shares) = (&job.parents, &job.shares);
         let count: usize = parents
             .iter()
             .map(|&(layer, _)| self.parent_len(index, layer))
@@ -194,20 +193,14 @@ impl Generation {
         let unmarked: Vec<(usize, u8)> = (parents.iter().copied())
             .filter(|&(layer, _)| !(marked_before && layer + 2 == index))
             .collect();
-        self.for_each_piece(
-            index,
-            &unmarked,
-            shares.segment,
-            work,
-            &mut |piece, layer, exponent| {
-                let targets = match exponent {
-                    1 => [Some(&mut reached), next.as_mut()],
-                    _ => [None, Some(&mut reached)],
-                };
-                generate::mark(spec, mover, layer, piece, targets);
-                Ok(())
-            },
-        )?;
+        self.for_each_piece(job, &unmarked, &mut |piece, layer, exponent| {
+            let targets = match exponent {
+                1 => [Some(&mut reached), next.as_mut()],
+                _ => [None, Some(&mut reached)],
+            };
+            generate::mark(spec, mover, layer, piece, targets);
+            Ok(())
+        })?;
         let Some(marks) = reached.into_marks() else {
             return Ok(None);
         };
@@ -225,25 +218,13 @@ impl Generation {
     /// file is written behind with the layer held in memory meanwhile,
     /// where the layer takes no more than a segment of parents (which the
     /// next layer would read whole); else written in turn.
-    fn sort(
-        &mut self,
-        spec: &Spec,
-        mover: &Mover,
-        index: usize,
-        parents: &[(usize, u8)],
-        shares: &Shares,
-        work: &Path,
-    ) -> Result<Generated, Error> {
+    fn sort(&mut self, job: &Job<'_>) -> Result<Generated, Error> {
+        let (spec, mover, index, work) = (job.spec, job.mover, job.index, job.work);
+        let (parents, shares) = (&job.parents, &job.shares);
         let mut runs = Runs::new(work.join(format!("run-{index:04}")), shares.held_words);
-        self.for_each_piece(
-            index,
-            parents,
-            shares.segment,
-            work,
-            &mut |piece, layer, exponent| {
-                runs.push(generate::run(spec, mover, layer, exponent, piece))
-            },
-        )?;
+        self.for_each_piece(job, parents, &mut |piece, layer, exponent| {
+            runs.push(generate::run(spec, mover, layer, exponent, piece))
+        })?;
         let path = boards_path(work, index);
         match runs.union() {
             Ok(boards) if boards.len() <= shares.segment => {
@@ -264,6 +245,18 @@ impl Generation {
             }
         }
     }
+}
+
+/// One layer being generated: what its steps share.
+struct Job<'a> {
+    spec: &'a Spec,
+    mover: &'a Mover,
+    index: usize,
+    /// The parent layers that expand, with the exponent of the tile
+    /// spawned ([`Generation::open_parents`]).
+    parents: Vec<(usize, u8)>,
+    shares: Shares,
+    work: &'a Path,
 }
 
 /// How generating a layer shares out the budget.
