@@ -8,8 +8,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use board::Direction;
 use clap::{Parser, Subcommand};
-use tablebase::builder::{self, Event, Options};
-use tablebase::{Comparison, Formation, Large, Position, Precision, Spec, Table};
+use tablebase::builder::{self, Event, Options, partitioned};
+use tablebase::{Comparison, Formation, Large, Partitions, Position, Precision, Spec, Table};
 
 use crate::progress::BuildBar;
 
@@ -32,51 +32,53 @@ struct Args {
 enum Command {
     /// Builds (or finishes building) a table: FORMATION played to TARGET
     Build {
-        /// A built-in formation (see `tb-build list`) or a formation file,
-        /// JSON or TOML (docs/tablebase.md)
-        formation: String,
-        /// The target tile: 8 to 16384
-        #[arg(value_parser = Spec::parse_target)]
-        target: u8,
-        /// The table's folder: new, empty, or the table's own to finish [default: FORMATION-TARGET]
-        #[arg(short = 'o', long, value_name = "DIR")]
-        output: Option<PathBuf>,
-        /// Probability that a new tile is a 4
-        #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
-        four_rate: f64,
-        /// How rates are stored, and solved: f64, f32, u32 (fixed point,
-        /// the reference's default) or u16 (solved in f64)
-        #[arg(long, default_value = "u32")]
-        precision: Precision,
-        /// Do not store positions whose rate is at or below this (0 to 1)
-        #[arg(
-            long,
-            default_value_t = 0.0,
-            value_parser = parse_prune,
-            allow_negative_numbers = true
-        )]
-        prune: f64,
+        #[command(flatten)]
+        table: Definition,
         /// Keep only the positions on optimal lines: those met by always
         /// playing a best move from the seeds (much smaller; every position
         /// it keeps has its exact rate and its best move)
         #[arg(long)]
         optimal_only: bool,
-        /// zstd compression level of the layer files (1 to 19): of their
-        /// boards, their rates two levels below
-        #[arg(
-            long,
-            default_value_t = Options::default().level,
-            value_parser = clap::value_parser!(i32).range(1..=19)
-        )]
-        level: i32,
         /// Memory budget of the build (e.g. 4G): layers that would need
         /// more are generated, solved and thinned in segments through
         /// files on disk [default: half the memory available now]
         #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
         memory: Option<u64>,
+        /// Split every layer into P parts and build it as tasks over the
+        /// parts, one after another, as a cluster would run them
+        /// (docs/distributed.md); the table is the same
+        #[arg(long, value_name = "P", conflicts_with_all = ["optimal_only", "memory"])]
+        partitions: Option<u32>,
         /// Threads, at most 4096; more than the cores only slow the build
         /// (L3-32 on 2 cores: 0.5 s at -p 2, 6 s at -p 512) [default: all
         /// cores]
+        #[arg(short = 'p', long, value_parser = cli::threads_parser())]
+        threads: Option<u16>,
+    },
+    /// Prepares a partitioned build to run as tasks on a cluster
+    /// (docs/distributed.md): writes the table's manifest in its folder and
+    /// prints the tasks, one stage a line as a JSON array of task names;
+    /// every task of a stage may run at once, a stage once the one before
+    /// has finished
+    Plan {
+        #[command(flatten)]
+        table: Definition,
+        /// The parts each layer is split into
+        #[arg(long, value_name = "P")]
+        partitions: u32,
+    },
+    /// Runs tasks of a partitioned build prepared by `tb-build plan` (or
+    /// `build --partitions`), in turn; a task whose files are there
+    /// already does nothing more
+    Task {
+        /// The table's folder
+        #[arg(value_name = "TABLE")]
+        table: PathBuf,
+        /// Task names, as `plan` prints them (seed, expand/LAYER/PART,
+        /// merge/LAYER/PART, solve/LAYER/PART, release/LAYER, finish)
+        #[arg(value_name = "TASK", required = true)]
+        tasks: Vec<String>,
+        /// Threads [default: all cores]
         #[arg(short = 'p', long, value_parser = cli::threads_parser())]
         threads: Option<u16>,
     },
@@ -162,6 +164,69 @@ const PLAYER_SET: &[&str] = &[
     "4421x-256",
 ];
 
+/// The table a build makes, and how it stores it.
+#[derive(clap::Args, Debug)]
+struct Definition {
+    /// A built-in formation (see `tb-build list`) or a formation file,
+    /// JSON or TOML (docs/tablebase.md)
+    formation: String,
+    /// The target tile: 8 to 16384
+    #[arg(value_parser = Spec::parse_target)]
+    target: u8,
+    /// The table's folder: new, empty, or the table's own to finish [default: FORMATION-TARGET]
+    #[arg(short = 'o', long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// Probability that a new tile is a 4
+    #[arg(long, default_value_t = 0.1, allow_negative_numbers = true)]
+    four_rate: f64,
+    /// How rates are stored, and solved: f64, f32, u32 (fixed point,
+    /// the reference's default) or u16 (solved in f64)
+    #[arg(long, default_value = "u32")]
+    precision: Precision,
+    /// Do not store positions whose rate is at or below this (0 to 1)
+    #[arg(
+            long,
+            default_value_t = 0.0,
+            value_parser = parse_prune,
+            allow_negative_numbers = true
+        )]
+    prune: f64,
+    /// zstd compression level of the layer files (1 to 19): of their
+    /// boards, their rates two levels below
+    #[arg(
+            long,
+            default_value_t = Options::default().level,
+            value_parser = clap::value_parser!(i32).range(1..=19)
+        )]
+    level: i32,
+}
+
+impl Definition {
+    /// The table's definition.
+    fn spec(&self) -> anyhow::Result<Spec> {
+        let formation = Formation::find(&self.formation)?;
+        Ok(Spec::new(formation, self.target, self.four_rate)?)
+    }
+
+    /// The table's folder: as given, or named after the table.
+    fn dir(&self, spec: &Spec) -> PathBuf {
+        self.output
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(spec.name()))
+    }
+
+    /// How the table is stored.
+    fn options(&self, optimal_only: bool, partitions: Option<u32>) -> Options {
+        Options {
+            precision: self.precision,
+            prune: self.prune,
+            level: self.level,
+            optimal_only,
+            partitions,
+        }
+    }
+}
+
 /// A table's folder, given as `TABLE` or `--table TABLE` alike.
 #[derive(clap::Args, Debug)]
 struct TableArg {
@@ -185,32 +250,45 @@ impl TableArg {
 fn main() -> ExitCode {
     cli::main_with("tb-build", || match Args::parse().command {
         Command::Build {
-            formation,
-            target,
-            output,
-            four_rate,
-            precision,
-            prune,
+            table,
             optimal_only,
-            level,
             memory,
+            partitions,
             threads,
         } => {
             let memory = prepare_builds(memory, threads)?;
-            let formation = Formation::find(&formation)?;
-            let spec = Spec::new(formation, target, four_rate)?;
-            let dir = output.unwrap_or_else(|| PathBuf::from(spec.name()));
-            build(
-                &spec,
-                &dir,
-                Options {
-                    precision,
-                    prune,
-                    level,
-                    optimal_only,
-                },
-                memory,
-            )
+            let spec = table.spec()?;
+            let options = table.options(optimal_only, partitions);
+            build(&spec, &table.dir(&spec), options, memory)
+        }
+        Command::Plan { table, partitions } => {
+            let spec = table.spec()?;
+            let dir = table.dir(&spec);
+            let options = table.options(false, Some(partitions));
+            partitioned::prepare(&spec, &dir, options)?;
+            let mut out = std::io::stdout().lock();
+            for stage in partitioned::plan(&spec, Partitions::new(partitions)?) {
+                // Task names hold letters, digits and `/` only: quoted as
+                // they are, they are JSON strings.
+                let names: Vec<String> = stage.iter().map(|task| format!("\"{task}\"")).collect();
+                writeln!(out, "[{}]", names.join(","))?;
+            }
+            Ok(())
+        }
+        Command::Task {
+            table,
+            tasks,
+            threads,
+        } => {
+            prepare_builds(None, threads)?;
+            let tasks = tasks
+                .iter()
+                .map(|name| name.parse::<partitioned::Task>())
+                .collect::<Result<Vec<_>, _>>()?;
+            for task in tasks {
+                task.run(&table)?;
+            }
+            Ok(())
         }
         Command::Set {
             tables,
@@ -450,7 +528,10 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
             Event::Solving { .. } => {}
         }
     };
-    let summary = builder::build(spec, dir, options, memory, &mut report)?;
+    let summary = match options.partitions {
+        None => builder::build(spec, dir, options, memory, &mut report)?,
+        Some(_) => partitioned::build_local(spec, dir, options, &mut report)?,
+    };
     bar.finish();
     if summary.generated == 0 && summary.stored == 0 {
         return Ok(());
@@ -590,7 +671,7 @@ fn info(dir: &Path) -> anyhow::Result<()> {
     let (mut positions, mut bytes) = (0u64, 0u64);
     for index in 0..manifest.steps {
         let layer = table.layer(index)?;
-        let count = layer.header().positions;
+        let count = layer.positions();
         let size = layer.file_bytes();
         let per_position = bytes_per_position(size, count).unwrap_or_else(|| "-".to_owned());
         writeln!(out, "{index:5} {count:>11} {size:>11} {per_position:>15}")?;

@@ -312,17 +312,21 @@ fn read_layers(table: &Table) -> Result<Vec<PackedLayer>, tablebase::Error> {
             if index >= steps {
                 return Ok(());
             }
-            let file = table.layer(index)?;
-            let positions = file.header().positions as usize;
+            let layer = table.layer(index)?;
+            let positions = layer.positions() as usize;
             boards.clear();
             rates.clear();
             boards.reserve(positions);
             rates.reserve(positions);
-            file.visit_blocks(|block_boards, block_rates| {
+            layer.visit_blocks(|block_boards, block_rates| {
                 boards.extend_from_slice(block_boards);
                 rates.extend_from_slice(block_rates);
                 Ok(())
             })?;
+            // A partitioned table's parts are each in order, not together.
+            if layer.files().len() > 1 {
+                sort_by_board(&mut boards, &mut rates);
+            }
             let packed = PackedLayer::new(&boards, &rates);
             layers.lock().expect("no reader panics")[index] = Some(packed);
         }
@@ -340,4 +344,11 @@ fn read_layers(table: &Table) -> Result<Vec<PackedLayer>, tablebase::Error> {
         .into_iter()
         .map(|layer| layer.expect("every layer read"))
         .collect())
+}
+
+/// Sorts `boards` and their `rates` alike, by board.
+fn sort_by_board(boards: &mut Vec<u64>, rates: &mut Vec<f64>) {
+    let mut pairs: Vec<(u64, f64)> = boards.iter().copied().zip(rates.iter().copied()).collect();
+    pairs.sort_unstable_by_key(|&(board, _)| board);
+    (*boards, *rates) = pairs.into_iter().unzip();
 }

@@ -40,6 +40,10 @@ pub enum Error {
         /// The system's error.
         source: io::Error,
     },
+    /// Build settings that cannot be, or a build task that is not one of
+    /// the table's.
+    #[error("{0}")]
+    Build(String),
     /// A table file is not one, is damaged, or belongs to another table.
     #[error("{}: {problem}", path.display())]
     File {

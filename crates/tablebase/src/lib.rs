@@ -44,6 +44,7 @@ mod probe;
 /// [`builder::Options`], the [`builder::Event`]s it reports and the
 /// [`builder::Summary`] it returns; the manifest a built table keeps.
 pub mod builder {
+    pub use crate::build::partitioned;
     pub use crate::build::{Event, Summary, build};
     pub use crate::format::layer_path;
     pub use crate::format::manifest::{MANIFEST_VERSION, Manifest, Options};
@@ -57,6 +58,8 @@ pub use base::slide::{Large, Mover};
 pub use base::spec::Spec;
 pub use error::Error;
 pub use format::layer_file::{LayerFile, LayerHeader, Precision};
+pub use format::partition::Partitions;
 pub use probe::compare::Comparison;
+pub use probe::stored::StoredLayer;
 pub use probe::table::{MoveRates, Table, table_dirs};
 pub use probe::verify::Verified;

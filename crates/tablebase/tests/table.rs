@@ -371,7 +371,7 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
     let (table, _) = build(&spec, dir.path(), Precision::U32, None);
     let verified = table.verify(50).unwrap();
     let positions: u64 = (0..spec.steps())
-        .map(|index| table.layer(index).unwrap().header().positions)
+        .map(|index| table.layer(index).unwrap().positions())
         .sum();
     assert_eq!(verified.layers, spec.steps());
     assert_eq!(verified.positions, positions);
@@ -383,7 +383,7 @@ fn verify_recomputes_positions_and_finds_wrong_rates_and_disorder() {
     assert_eq!(table.verify(50).unwrap(), verified, "the same positions");
     // As many samples as positions: every position but the horizon's.
     let horizon: u64 = (spec.steps() - 2..spec.steps())
-        .map(|index| table.layer(index).unwrap().header().positions)
+        .map(|index| table.layer(index).unwrap().positions())
         .sum();
     let every = table.verify(usize::MAX).unwrap();
     assert_eq!(every.recomputed as u64, positions - horizon);
@@ -440,7 +440,7 @@ fn tables_compare_by_positions_and_rates_not_bytes() {
     };
     builder::build(&spec, b.path(), level, None, &mut |_| {}).unwrap();
     let positions: u64 = (0..spec.steps())
-        .map(|index| table.layer(index).unwrap().header().positions)
+        .map(|index| table.layer(index).unwrap().positions())
         .sum();
     let compare = || table.compare(&Table::open(b.path()).unwrap()).unwrap();
     assert_eq!(

@@ -73,7 +73,7 @@ impl PracticeTable {
         let table = Table::open(dir)?;
         let spec = table.spec();
         let layers = (0..spec.steps())
-            .map(|index| Ok(table.layer(index)?.header().positions))
+            .map(|index| Ok(table.layer(index)?.positions()))
             .collect::<Result<Vec<u64>, tablebase::Error>>()?;
         let spawns = SpawnRule::new(spec.four_rate()).map_err(|error| tablebase::Error::File {
             path: dir.to_owned(),

@@ -42,6 +42,7 @@ pub use crate::format::manifest::{Manifest, Options};
 mod folder;
 pub mod generate;
 pub mod in_memory;
+pub mod partitioned;
 pub mod phase;
 pub(crate) mod segment;
 pub mod solve;

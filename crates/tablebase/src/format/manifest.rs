@@ -31,6 +31,10 @@ pub struct Options {
     /// Keep only the positions on optimal lines ([`crate::build::phase::optimal`]).
     #[serde(default)]
     pub optimal_only: bool,
+    /// The parts each layer is split into, for a build as tasks
+    /// (docs/distributed.md); `None` for layers of one file each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partitions: Option<u32>,
 }
 
 impl Options {
@@ -52,6 +56,7 @@ impl Default for Options {
             prune: 0.0,
             level: 1,
             optimal_only: false,
+            partitions: None,
         }
     }
 }
@@ -104,13 +109,18 @@ impl Manifest {
         }
     }
 
-    /// The checksum of the manifest's definition ([`Manifest::checksum`]).
-    fn computed_checksum(&self) -> u32 {
-        let definition = Self {
+    /// The table the manifest defines, whether complete or not.
+    pub(crate) fn definition(&self) -> Self {
+        Self {
             complete: false,
             checksum: None,
             ..self.clone()
-        };
+        }
+    }
+
+    /// The checksum of the manifest's definition ([`Manifest::checksum`]).
+    fn computed_checksum(&self) -> u32 {
+        let definition = self.definition();
         crc32fast::hash(&serde_json::to_vec(&definition).expect("a manifest serialises"))
     }
 

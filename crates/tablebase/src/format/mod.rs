@@ -4,6 +4,7 @@
 pub mod layer_file;
 pub mod manifest;
 pub(crate) mod page_writer;
+pub mod partition;
 
 use std::path::{Path, PathBuf};
 

@@ -3,6 +3,7 @@
 //! machines are compared by what a lookup reads.
 
 use crate::format::layer_file::{BLOCK, LayerFile};
+use crate::probe::stored::StoredLayer;
 use crate::{Error, Table};
 
 /// What [`Table::compare`] found.
@@ -52,7 +53,7 @@ impl Table {
             if let Some(difference) = layer_difference(self.layer(index)?, other.layer(index)?)? {
                 return Ok(Comparison::Differs(format!("layer {index}: {difference}")));
             }
-            positions += self.layer(index)?.header().positions;
+            positions += self.layer(index)?.positions();
         }
         Ok(Comparison::Same {
             layers: a.steps,
@@ -61,8 +62,30 @@ impl Table {
     }
 }
 
+/// The first difference between two stored layers of the same table, if
+/// any: file by file, a block at a time, for two whole layers; otherwise
+/// (a partitioned table against a whole one, or two of other partitions)
+/// by their positions read whole and sorted.
+fn layer_difference(a: &StoredLayer, b: &StoredLayer) -> Result<Option<String>, Error> {
+    if let (StoredLayer::Whole(a), StoredLayer::Whole(b)) = (a, b) {
+        return file_difference(a, b);
+    }
+    let (count_a, count_b) = (a.positions(), b.positions());
+    if count_a != count_b {
+        return Ok(Some(format!(
+            "{count_a} positions in one table, {count_b} in the other"
+        )));
+    }
+    let (a, b) = (a.read_all()?, b.read_all()?);
+    Ok(first_difference(
+        0,
+        a.boards().iter().zip(a.rates()),
+        b.boards().iter().zip(b.rates()),
+    ))
+}
+
 /// The first difference between two layer files of the same table, if any.
-fn layer_difference(a: &LayerFile, b: &LayerFile) -> Result<Option<String>, Error> {
+fn file_difference(a: &LayerFile, b: &LayerFile) -> Result<Option<String>, Error> {
     let (count_a, count_b) = (a.header().positions, b.header().positions);
     if count_a != count_b {
         return Ok(Some(format!(
@@ -74,26 +97,40 @@ fn layer_difference(a: &LayerFile, b: &LayerFile) -> Result<Option<String>, Erro
     for number in 0..a.block_count() {
         let (boards_a, rates_a) = a.block_with(number, &mut decompress_a)?;
         let (boards_b, rates_b) = b.block_with(number, &mut decompress_b)?;
-        let pairs = boards_a
-            .iter()
-            .zip(&rates_a)
-            .zip(boards_b.iter().zip(&rates_b));
-        for (offset, ((&board_a, &rate_a), (&board_b, &rate_b))) in pairs.enumerate() {
-            if board_a != board_b {
-                return Ok(Some(format!(
-                    "position number {} is {} in one table and {} in the other",
-                    number * BLOCK + offset,
-                    crate::base::hex::format(board_a),
-                    crate::base::hex::format(board_b),
-                )));
-            }
-            if rate_a.to_bits() != rate_b.to_bits() {
-                return Ok(Some(format!(
-                    "position {} reads {rate_a} in one table and {rate_b} in the other",
-                    crate::base::hex::format(board_a)
-                )));
-            }
+        let difference = first_difference(
+            number * BLOCK,
+            boards_a.iter().zip(&rates_a),
+            boards_b.iter().zip(&rates_b),
+        );
+        if difference.is_some() {
+            return Ok(difference);
         }
     }
     Ok(None)
+}
+
+/// The first difference between two runs of positions with their rates,
+/// the first numbered `first`.
+fn first_difference<'a>(
+    first: usize,
+    a: impl Iterator<Item = (&'a u64, &'a f64)>,
+    b: impl Iterator<Item = (&'a u64, &'a f64)>,
+) -> Option<String> {
+    for (offset, ((&board_a, &rate_a), (&board_b, &rate_b))) in a.zip(b).enumerate() {
+        if board_a != board_b {
+            return Some(format!(
+                "position number {} is {} in one table and {} in the other",
+                first + offset,
+                crate::base::hex::format(board_a),
+                crate::base::hex::format(board_b),
+            ));
+        }
+        if rate_a.to_bits() != rate_b.to_bits() {
+            return Some(format!(
+                "position {} reads {rate_a} in one table and {rate_b} in the other",
+                crate::base::hex::format(board_a)
+            ));
+        }
+    }
+    None
 }

@@ -11,6 +11,8 @@ use crate::base::position::{free_sum, large_count, tile_sum};
 use crate::format::layer_file::{LayerFile, LayerHeader, Precision};
 use crate::format::layer_path;
 use crate::format::manifest::Manifest;
+use crate::format::partition::{Partitions, part_path};
+use crate::probe::stored::StoredLayer;
 use crate::probe::unreached;
 use crate::probe::verify::{self, Verified};
 use crate::{Error, Fixed, Mover, Spec};
@@ -22,7 +24,7 @@ pub struct Table {
     manifest: Manifest,
     spec: Spec,
     mover: Mover,
-    layers: Vec<OnceLock<LayerFile>>,
+    layers: Vec<OnceLock<StoredLayer>>,
 }
 
 /// The success rate of each move of a position, `None` for a move that is
@@ -99,31 +101,58 @@ impl Table {
         &self.manifest
     }
 
-    /// Layer `index`'s file, opened and checked on first use.
+    /// Layer `index`, its file or its parts' files opened and checked on
+    /// first use.
     ///
     /// # Errors
-    /// [`Error::Io`] or [`Error::File`] if it is missing or damaged, or
-    /// if its header names another table (formation, target, 4-rate,
-    /// precision or layer).
-    pub fn layer(&self, index: usize) -> Result<&LayerFile, Error> {
-        if let Some(file) = self.layers[index].get() {
-            return Ok(file);
+    /// [`Error::Io`] or [`Error::File`] if a file is missing or damaged,
+    /// or if its header names another table (formation, target, 4-rate,
+    /// precision, layer or part).
+    pub fn layer(&self, index: usize) -> Result<&StoredLayer, Error> {
+        if let Some(layer) = self.layers[index].get() {
+            return Ok(layer);
         }
-        let file = LayerFile::open(&layer_path(&self.dir, index))?;
+        let layer = match self.manifest.options.partitions {
+            None => {
+                StoredLayer::Whole(self.open_file(&layer_path(&self.dir, index), index, None)?)
+            }
+            Some(count) => {
+                let files = (0..count as usize)
+                    .map(|part| {
+                        let path = part_path(&self.dir, index, part);
+                        self.open_file(&path, index, Some(part as u32))
+                    })
+                    .collect::<Result<Vec<_>, Error>>()?;
+                StoredLayer::Parts(Partitions::new(count)?, files)
+            }
+        };
+        Ok(self.layers[index].get_or_init(|| layer))
+    }
+
+    /// Opens the layer file at `path`, checked to hold part `partition`
+    /// (`None`: the whole) of layer `index` of this table.
+    fn open_file(
+        &self,
+        path: &Path,
+        index: usize,
+        partition: Option<u32>,
+    ) -> Result<LayerFile, Error> {
+        let file = LayerFile::open(path)?;
         let header = file.header();
-        let expected = LayerHeader::new(
+        let mut expected = LayerHeader::new(
             &self.spec,
             self.manifest.options.precision,
             index,
             header.positions,
         );
+        expected.partition = partition;
         if *header != expected {
             return Err(Error::File {
-                path: layer_path(&self.dir, index),
+                path: path.to_owned(),
                 problem: "belongs to another table".to_owned(),
             });
         }
-        Ok(self.layers[index].get_or_init(|| file))
+        Ok(file)
     }
 
     /// Checks the table: reads every layer file through (its checksum,

@@ -11,8 +11,9 @@
 
 use crate::base::expectation;
 use crate::base::layer::Solved;
-use crate::base::sort::sort_unique;
+use crate::base::sort::{sort_unique, sort_with_values};
 use crate::format::layer_file::{LayerFile, Precision};
+use crate::probe::stored::StoredLayer;
 use crate::{Error, Mover, Rate, Table};
 
 /// What [`Table::verify`] checked.
@@ -47,7 +48,7 @@ pub(crate) fn table<R: Rate>(
     let mut wrong = None;
     for index in 0..spec.steps() {
         let layer = table.layer(index)?;
-        let positions = layer.header().positions;
+        let positions = layer.positions();
         let picks = if spec.is_horizon(index) {
             Vec::new()
         } else {
@@ -131,7 +132,7 @@ impl<R: Rate> Waiting<R> {
             };
             if wrong {
                 return Err(Error::File {
-                    path: table.layer(self.index)?.path().to_owned(),
+                    path: table.layer(self.index)?.file_of(board).path().to_owned(),
                     problem: format!(
                         "position {} is stored as {stored}, but its children give {recomputed}",
                         crate::base::hex::format(board)
@@ -165,14 +166,44 @@ fn picks(index: usize, samples: usize, positions: u64) -> Vec<u64> {
     picks
 }
 
-/// Reads every block of `layer` ([`LayerFile::visit_blocks`], which
-/// checks their order) and returns the positions at `picks` and those of
-/// `asked` that it holds (both sorted), as stored.
+/// Reads every block of `layer`'s files ([`LayerFile::visit_blocks`],
+/// which checks their order) and returns the positions at `picks`
+/// (numbered over its files in turn) and those of `asked` that it holds
+/// (both sorted), as stored.
 fn read_through(
-    layer: &LayerFile,
+    layer: &StoredLayer,
     picks: &[u64],
     asked: &[u64],
 ) -> Result<(Solved, Solved), Error> {
+    let StoredLayer::Parts(parts, files) = layer else {
+        return read_file(&layer.files()[0], picks, asked);
+    };
+    let asked = parts.split(asked);
+    let (mut sampled, mut found) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
+    let mut start = 0;
+    for (file, asked) in files.iter().zip(&asked) {
+        let end = start + file.header().positions;
+        let picks: Vec<u64> = (picks.iter())
+            .filter(|&&pick| (start..end).contains(&pick))
+            .map(|&pick| pick - start)
+            .collect();
+        let (file_sampled, file_found) = read_file(file, &picks, asked)?;
+        for (into, solved) in [(&mut sampled, file_sampled), (&mut found, file_found)] {
+            into.0.extend_from_slice(solved.boards());
+            into.1.extend_from_slice(solved.rates());
+        }
+        start = end;
+    }
+    sort_with_values(&mut sampled.0, &mut sampled.1);
+    sort_with_values(&mut found.0, &mut found.1);
+    Ok((
+        Solved::new(sampled.0, sampled.1),
+        Solved::new(found.0, found.1),
+    ))
+}
+
+/// [`read_through`] one layer file.
+fn read_file(layer: &LayerFile, picks: &[u64], asked: &[u64]) -> Result<(Solved, Solved), Error> {
     let (mut sampled, mut found) = ((Vec::new(), Vec::new()), (Vec::new(), Vec::new()));
     let mut start = 0u64;
     let (mut picks, mut asked) = (picks.iter().peekable(), asked.iter().peekable());

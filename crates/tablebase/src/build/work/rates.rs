@@ -113,6 +113,16 @@ impl RatesFile {
     /// # Errors
     /// [`Error::Io`] naming the file.
     pub fn fetch<R: Rate>(&self, wanted: &[u64]) -> Result<Solved<R>, Error> {
+        let (boards, rates) = self.fetch_pairs(wanted)?;
+        Ok(Solved::new(boards, rates))
+    }
+
+    /// [`RatesFile::fetch`]'s positions as they are, boards and rates,
+    /// without the lookups a solved layer makes for them.
+    ///
+    /// # Errors
+    /// [`Error::Io`] naming the file.
+    pub fn fetch_pairs<R: Rate>(&self, wanted: &[u64]) -> Result<(Vec<u64>, Vec<R>), Error> {
         crate::format::layer_file::fetch(&self.fences, wanted, |piece, into: &mut Piece<R>| {
             let start = piece * FETCH;
             let count = FETCH.min(self.len() - start);

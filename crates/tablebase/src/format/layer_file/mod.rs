@@ -122,6 +122,9 @@ pub struct LayerHeader {
     pub layer: usize,
     /// The positions stored.
     pub positions: u64,
+    /// The part of the layer it holds, in a partitioned table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<u32>,
 }
 
 impl LayerHeader {
@@ -136,6 +139,7 @@ impl LayerHeader {
             precision,
             layer,
             positions,
+            partition: None,
         }
     }
 }

@@ -217,10 +217,11 @@ impl LayerFile {
     /// [`Error::Io`] or [`Error::File`] if a block cannot be read.
     pub fn fetch(&self, wanted: &[u64]) -> Result<Solved, Error> {
         let fences: Vec<u64> = self.blocks.iter().map(|block| block.first).collect();
-        fetch(&fences, wanted, |number, into: &mut Piece<f64>| {
+        let (boards, rates) = fetch(&fences, wanted, |number, into: &mut Piece<f64>| {
             (into.boards, into.rates) = self.block(number)?;
             Ok(())
-        })
+        })?;
+        Ok(Solved::new(boards, rates))
     }
 
     /// Calls `visit` with the boards and rates of each block in turn,
@@ -288,7 +289,7 @@ pub(crate) struct Piece<R> {
 }
 
 /// The positions of `wanted` (sorted, without repeats) held by a sorted
-/// layer stored in pieces, where `fences` are the pieces' first boards and
+/// layer stored in pieces, boards and rates, where `fences` are the pieces' first boards and
 /// `read` fills an emptied [`Piece`] with one piece's boards and rates
 /// (its bytes as they were left): only the pieces where some
 /// wanted board would be are read, each once, on all threads (the wanted
@@ -298,7 +299,7 @@ pub(crate) fn fetch<R: Rate>(
     fences: &[u64],
     wanted: &[u64],
     read: impl Fn(usize, &mut Piece<R>) -> Result<(), Error> + Sync,
-) -> Result<Solved<R>, Error> {
+) -> Result<(Vec<u64>, Vec<R>), Error> {
     // The pieces that would hold wanted boards, each with those boards.
     // Boards before the first piece are not held.
     let mut pieces = Vec::new();
@@ -337,5 +338,5 @@ pub(crate) fn fetch<R: Rate>(
         boards.extend(piece_boards);
         rates.extend(piece_rates);
     }
-    Ok(Solved::new(boards, rates))
+    Ok((boards, rates))
 }

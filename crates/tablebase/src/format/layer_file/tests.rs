@@ -105,6 +105,7 @@ fn header(precision: Precision) -> LayerHeader {
         precision,
         layer: 3,
         positions: 10_000,
+        partition: None,
     }
 }
 
@@ -164,9 +165,9 @@ fn pieces_are_read_into_emptied_buffers_used_again() {
         .copied()
         .filter(|board| wanted.binary_search(board).is_ok())
         .collect();
-    assert_eq!(fetched.boards(), expected);
+    assert_eq!(fetched.0, expected);
     let rates: Vec<f64> = expected.iter().map(|&b| b as f64 / 8000.0).collect();
-    assert_eq!(fetched.rates(), rates);
+    assert_eq!(fetched.1, rates);
     assert!(used_again.load(Ordering::Relaxed) > 0);
 }
 

@@ -14,12 +14,14 @@ pub(super) const fn whole_bytes_per_position<R>() -> u64 {
     28 + 2 * size_of::<R>() as u64
 }
 
-/// Bytes per position of a solved layer read whole from its working rates
-/// in `R`, to be held for lookups: board, rate and lookups (up to
-/// [`MOST_BYTES_PER_POSITION`]: [`Ranked::new`]), with [`HELD_ROOM`]. A
-/// layer held since it was solved counts what it takes
-/// ([`Solved::bytes`]): its lookups by rank may take more a position
-/// kept ([`Ranked::of_kept`]).
+/// Bytes per position of a solved layer read whole from its working rates in
+/// `R`, to be held for lookups: board, rate and lookups (up to
+/// [`MOST_BYTES_PER_POSITION`]:
+/// [`Ranked::new`](crate::base::layer::rank::Ranked::new)), with [`HELD_ROOM`].
+/// A layer held since it was solved counts what it takes
+/// ([`Solved::bytes`](crate::base::layer::Solved::bytes)): its lookups by rank
+/// may take more a position kept
+/// ([`Ranked::of_kept`](crate::base::layer::rank::Ranked::of_kept)).
 pub(crate) const fn held_bytes_per_position<R>() -> u64 {
     8 + size_of::<R>() as u64 + MOST_BYTES_PER_POSITION + HELD_ROOM
 }

@@ -64,7 +64,7 @@ pub(super) enum Children<'a, R> {
     Held([&'a Solved<R>; 2], usize),
     /// Their working rates (`None` past the last layer), from which each
     /// segment fetches the children it looks up; segments cut by what
-    /// their positions and those children take ([`fetching_bytes`]).
+    /// their positions and those children take ([`fetching_bytes`](super::fetching_bytes)).
     Files(&'a [Option<RatesFile>; 2], Segments<'a, FetchingBytes>),
 }
 
