@@ -189,6 +189,40 @@ fn a_position_in_a_table_reads_the_tables_rates() {
     }
 }
 
+/// A partitioned table (docs/distributed.md), read whole into the book,
+/// gives the whole table's rates: its parts are each in order, not
+/// together, and the book sorts them.
+#[test]
+fn a_partitioned_table_reads_as_the_whole_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Spec::new(Formation::find("L3x").unwrap(), 5, 0.1).unwrap();
+    let options = Options {
+        partitions: Some(3),
+        ..Options::default()
+    };
+    builder::partitioned::build_local(&spec, dir.path(), options, &mut |_| {}).unwrap();
+    let (parts, whole) = (
+        Book::open(dir.path()).unwrap(),
+        Book::open(l3_32()).unwrap(),
+    );
+    // IN_L3's walls, small tiles at random in its other cells.
+    let walls = grid(IN_L3).low().raw() & 0xFFF0_FFF0_0000_0000;
+    let mut applied = 0;
+    for seed in 0..300 {
+        let small = random_board(seed, 5).raw() & !0xFFF0_FFF0_0000_0000;
+        let small = (0..16).fold(small, |board, cell| {
+            let nibble = (board >> (4 * cell)) & 0xF;
+            board & !(0xF << (4 * cell)) | nibble.min(3) << (4 * cell)
+        });
+        let board = WideBoard::from(Board::from_raw(walls | small));
+        let rates = parts.move_rates(board);
+        assert_eq!(rates, whole.move_rates(board));
+        assert_eq!(parts.afterstate_rate(board), whole.afterstate_rate(board));
+        applied += usize::from(rates.iter().any(Option::is_some));
+    }
+    assert!(applied > 100, "{applied} boards in the table");
+}
+
 #[test]
 fn table_rates_value_the_searchs_leaves() {
     let (tables, _) = Tables::open(&[l3_32().to_owned()]);
