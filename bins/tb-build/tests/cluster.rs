@@ -1,0 +1,177 @@
+//! A partitioned build on a real local Dask cluster (docs/distributed.md):
+//! a scheduler and three worker processes on 127.0.0.1, the driver
+//! `cluster/dask_build.py` running `tb-build task` on them. A worker is
+//! killed in the middle of generation and another in the middle of
+//! solving; the table comes out as the single-machine build's.
+//!
+//! Needs Python 3 with Dask's `distributed` package, which `./.ci/run`
+//! installs when it is missing.
+
+use std::io::{BufRead as _, BufReader, Read as _};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use testkit::text;
+
+/// The processes of a local cluster, killed when dropped.
+struct Cluster {
+    scheduler_file: PathBuf,
+    processes: Vec<Child>,
+    logs: Vec<PathBuf>,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        for process in &mut self.processes {
+            let _ = process.kill();
+            let _ = process.wait();
+        }
+    }
+}
+
+/// `python3 -m dask ARGS`, its output to `log`.
+fn dask(args: &[&str], log: &Path) -> Child {
+    let log = std::fs::File::create(log).unwrap();
+    Command::new("python3")
+        .args(["-m", "dask"])
+        .args(args)
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .spawn()
+        .expect("python3 starts")
+}
+
+/// Waits until `ready` holds, or fails saying `what` after a minute.
+fn wait_for(what: &str, ready: impl Fn() -> bool) {
+    let start = Instant::now();
+    while !ready() {
+        assert!(start.elapsed() < Duration::from_secs(60), "{what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+impl Cluster {
+    /// A scheduler and `workers` worker processes without nannies (a
+    /// killed worker stays dead), one task at a time each.
+    fn start(dir: &Path, workers: usize) -> Self {
+        let installed = Command::new("python3")
+            .args(["-c", "import distributed"])
+            .output()
+            .is_ok_and(|output| output.status.success());
+        assert!(
+            installed,
+            "python3 with Dask's distributed package is needed: ./.ci/run installs it \
+             (python3 -m pip install distributed)"
+        );
+        let scheduler_file = dir.join("scheduler.json");
+        let file = scheduler_file.to_str().unwrap();
+        let mut cluster = Self {
+            scheduler_file: scheduler_file.clone(),
+            processes: Vec::new(),
+            logs: Vec::new(),
+        };
+        let scheduler = [
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            file,
+        ];
+        cluster
+            .processes
+            .push(dask(&scheduler, &dir.join("scheduler.log")));
+        wait_for("the scheduler starts", || scheduler_file.exists());
+        for number in 0..workers {
+            let (name, log) = (format!("w{number}"), dir.join(format!("w{number}.log")));
+            let space = dir.join(&name);
+            let args = [
+                "worker",
+                "--scheduler-file",
+                file,
+                "--no-nanny",
+                "--nthreads",
+                "1",
+                "--name",
+                &name,
+                "--local-directory",
+                space.to_str().unwrap(),
+            ];
+            cluster.processes.push(dask(&args, &log));
+            cluster.logs.push(log);
+        }
+        for log in &cluster.logs {
+            wait_for("a worker registers", || {
+                std::fs::read_to_string(log).is_ok_and(|text| text.contains("Registered to"))
+            });
+        }
+        cluster
+    }
+
+    /// Kills worker `number` (SIGKILL).
+    fn kill_worker(&mut self, number: usize) {
+        let worker = &mut self.processes[1 + number];
+        worker.kill().unwrap();
+        worker.wait().unwrap();
+    }
+}
+
+#[test]
+fn a_cluster_build_survives_killed_workers_and_makes_the_whole_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
+    let tb_build = env!("CARGO_BIN_EXE_tb-build");
+    let whole = testkit::run(tb_build, &["build", "L3", "64", "-o", "whole"], dir);
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let mut cluster = Cluster::start(dir, 3);
+    let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("cluster/dask_build.py");
+    let mut child = Command::new("python3")
+        .arg(&driver)
+        .args(["--scheduler-file", cluster.scheduler_file.to_str().unwrap()])
+        .args(["--tb-build", tb_build, "--threads", "1", "--"])
+        .args(["L3", "64", "-o", "cluster", "--partitions", "16"])
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Lines `stage N/M: TASK ...`: a worker killed a fifth of the way in
+    // (generation), another halfway through solving.
+    let (mut killed, mut last) = (Vec::new(), String::new());
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if let Some((number, rest)) = line.strip_prefix("stage ").and_then(|s| s.split_once('/')) {
+            let (number, total): (usize, usize) = (
+                number.parse().unwrap(),
+                rest.split(':').next().unwrap().parse().unwrap(),
+            );
+            if killed.is_empty() && rest.contains("expand/") && number > total / 5 {
+                cluster.kill_worker(0);
+                killed.push(line.clone());
+            } else if killed.len() == 1 && rest.contains("solve/") && number > 3 * total / 4 {
+                cluster.kill_worker(1);
+                killed.push(line.clone());
+            }
+        }
+        last = line;
+    }
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(child.wait().unwrap().success(), "{stderr}");
+    assert_eq!(killed.len(), 2, "a worker killed in each phase: {killed:?}");
+    assert!(last.starts_with("done: "), "{last}");
+    let compared = testkit::run(tb_build, &["compare", "whole", "cluster"], dir);
+    assert!(
+        text(&compared.stdout).contains("are the same"),
+        "{}",
+        text(&compared.stdout)
+    );
+}
