@@ -42,7 +42,9 @@ mod probe;
 
 /// Building a table into a folder: [`builder::build`] with its
 /// [`builder::Options`], the [`builder::Event`]s it reports and the
-/// [`builder::Summary`] it returns; the manifest a built table keeps.
+/// [`builder::Summary`] it returns; the manifest a built table keeps; a
+/// build as tasks over partitioned layers ([`builder::partitioned`],
+/// docs/distributed.md).
 pub mod builder {
     pub use crate::build::partitioned;
     pub use crate::build::{Event, Summary, build};

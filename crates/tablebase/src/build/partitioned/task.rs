@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use crate::base::expectation;
 use crate::base::layer::Solved;
-use crate::base::sort::{sort_with_values, union};
+use crate::base::sort::{concat, sort_unique, sort_with_values, union};
 use crate::build::generate;
 use crate::build::solve;
 use crate::build::work::{RatesFile, WordReader, WordWriter, write_words};
@@ -344,8 +344,9 @@ impl Folder<'_> {
             let sent = (0..count)
                 .map(|from| self.read_sent(layer, from, part))
                 .collect::<Result<Vec<_>, Error>>()?;
-            let sent: Vec<&[u64]> = sent.iter().map(Vec::as_slice).collect();
-            Self::write(&path, &union(&sent))?;
+            // One radix sort of them all: a merge of P runs by a heap
+            // took a tenth of a partitioned build's time.
+            Self::write(&path, &sort_unique(concat(sent)))?;
         }
         // The last part merged lets the expansions go.
         if self.generated(layer) {
