@@ -252,10 +252,7 @@ impl Folder<'_> {
     /// Reads a working file of boards a task of an earlier stage wrote.
     fn read_input(&self, path: &Path) -> Result<Vec<u64>, Error> {
         if !path.exists() {
-            return Err(Error::Build(format!(
-                "{}: missing; run the tasks of the stages before this one first",
-                path.display()
-            )));
+            return Err(missing(path));
         }
         WordReader::open(path)?.read_all()
     }
@@ -265,10 +262,7 @@ impl Folder<'_> {
     fn read_sent(&self, layer: usize, from: usize, to: usize) -> Result<Vec<u64>, Error> {
         let path = self.sent_path(layer, from);
         if !path.exists() {
-            return Err(Error::Build(format!(
-                "{}: missing; run the tasks of the stages before this one first",
-                path.display()
-            )));
+            return Err(missing(&path));
         }
         let sent = WordReader::open(&path)?;
         let count = self.parts.count();
@@ -279,8 +273,7 @@ impl Folder<'_> {
 
     /// Writes `boards` to `path`, its folder made if need be.
     fn write(path: &Path, boards: &[u64]) -> Result<(), Error> {
-        let folder = path.parent().expect("a working file has a folder");
-        fs::create_dir_all(folder).map_err(io_error(folder))?;
+        make_folder_of(path)?;
         write_words(path, boards)
     }
 
@@ -324,8 +317,7 @@ impl Folder<'_> {
         let mut starts: Vec<u64> = starts.collect();
         starts.push(sent.iter().map(|boards| boards.len() as u64).sum());
         let path = self.sent_path(layer, part);
-        let folder = path.parent().expect("a working file has a folder");
-        fs::create_dir_all(folder).map_err(io_error(folder))?;
+        make_folder_of(&path)?;
         let mut out = WordWriter::create(&path)?;
         out.extend(&starts)?;
         for boards in &sent {
@@ -390,8 +382,7 @@ impl Folder<'_> {
                 )
             };
             let (kept_boards, kept_rates) = solve::kept(&boards, &rates);
-            let folder = rates_path.parent().expect("a working file has a folder");
-            fs::create_dir_all(folder).map_err(io_error(folder))?;
+            make_folder_of(&rates_path)?;
             let mut out = WordWriter::create(&rates_path)?;
             out.extend_solved(&kept_boards, &kept_rates)?;
             out.finish()?;
@@ -417,10 +408,7 @@ impl Folder<'_> {
         for (part, wanted) in self.parts.split(wanted).iter().enumerate() {
             let path = self.rates_path(layer, part);
             if !path.exists() {
-                return Err(Error::Build(format!(
-                    "{}: missing; run the tasks of the stages before this one first",
-                    path.display()
-                )));
+                return Err(missing(&path));
             }
             let (found_boards, found_rates) = RatesFile::open(&path)?.fetch_pairs::<R>(wanted)?;
             boards.extend(found_boards);
@@ -448,8 +436,7 @@ impl Folder<'_> {
         let mut header = LayerHeader::new(self.spec, options.precision, layer, boards.len() as u64);
         header.partition = Some(part as u32);
         let path = part_path(self.dir, layer, part);
-        let folder = parts_dir(self.dir, layer);
-        fs::create_dir_all(&folder).map_err(io_error(&folder))?;
+        make_folder_of(&path)?;
         let mut writer = LayerWriter::create(&path, &header, options.level)?;
         writer.push(&boards, &rates)?;
         writer.finish()?;
@@ -477,10 +464,7 @@ impl Folder<'_> {
             for part in 0..self.parts.count() {
                 let path = part_path(self.dir, layer, part);
                 if !path.exists() {
-                    return Err(Error::Build(format!(
-                        "{}: missing; run the tasks of the stages before this one first",
-                        path.display()
-                    )));
+                    return Err(missing(&path));
                 }
             }
             system::remove_temporaries(&parts_dir(self.dir, layer), |_| true)?;
@@ -494,4 +478,19 @@ impl Folder<'_> {
         }
         .write(self.dir)
     }
+}
+
+/// Makes the folder `path` goes in, if it is not there.
+fn make_folder_of(path: &Path) -> Result<(), Error> {
+    let folder = path.parent().expect("a task's file has a folder");
+    fs::create_dir_all(folder).map_err(io_error(folder))
+}
+
+/// The error of a task whose input `path`, a file of an earlier stage, is
+/// not there.
+fn missing(path: &Path) -> Error {
+    Error::Build(format!(
+        "{}: missing; run the tasks of the stages before this one first",
+        path.display()
+    ))
 }
