@@ -26,15 +26,15 @@ import time
 from distributed import Client, wait
 
 
-def run_task(tb_build, table, name, threads):
-    """Runs one task in a worker; the task dies with the worker."""
+def run_tasks(tb_build, table, names, threads):
+    """Runs tasks in a worker, in one process that dies with the worker."""
 
     def die_with_worker():
         # PR_SET_PDEATHSIG: a killed worker takes its task with it, so
         # that no task runs on once the scheduler has moved it elsewhere.
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)
 
-    args = [tb_build, "task", table, name]
+    args = [tb_build, "task", table, *names]
     if threads:
         args += ["-p", str(threads)]
     started = time.monotonic()
@@ -42,7 +42,7 @@ def run_task(tb_build, table, name, threads):
         args, capture_output=True, text=True, preexec_fn=die_with_worker
     )
     if done.returncode != 0:
-        raise RuntimeError(f"{name}: {done.stderr.strip()}")
+        raise RuntimeError(f"{' '.join(names)}: {done.stderr.strip()}")
     return time.monotonic() - started
 
 
@@ -53,6 +53,9 @@ def main():
     parser.add_argument("--threads", type=int, default=0,
                         help="threads of each task (default: all cores)")
     parser.add_argument("--retries", type=int, default=3)
+    parser.add_argument("--batches", type=int, default=0,
+                        help="split a stage into this many batches of tasks, "
+                             "each run by one process (default: one a worker)")
     parser.add_argument("build", nargs=argparse.REMAINDER,
                         help="-- FORMATION TARGET -o DIR --partitions P ...")
     args = parser.parse_args()
@@ -74,10 +77,15 @@ def main():
         print(f"stage {number + 1}/{len(stages)}: {stage[0]}"
               f"{' ...' if len(stage) > 1 else ''} ({len(stage)} tasks)",
               flush=True)
-        futures = client.map(run_task, [args.tb_build] * len(stage),
-                             [table] * len(stage), stage,
-                             [args.threads] * len(stage),
-                             key=[f"{name}@{table}" for name in stage],
+        # A batch of tasks a process: starting one, reading the manifest
+        # and making the move tables cost more than a small part's task.
+        count = args.batches or len(client.scheduler_info()["workers"]) or 1
+        batches = [stage[at::count] for at in range(min(count, len(stage)))]
+        futures = client.map(run_tasks, [args.tb_build] * len(batches),
+                             [table] * len(batches), batches,
+                             [args.threads] * len(batches),
+                             key=[f"{batch[0]}+{len(batch)}@{table}"
+                                  for batch in batches],
                              retries=args.retries, pure=False)
         wait(futures)
         for future in futures:

@@ -1,6 +1,7 @@
 //! A partitioned build on a real local Dask cluster (docs/distributed.md):
 //! a scheduler and three worker processes on 127.0.0.1, the driver
-//! `cluster/dask_build.py` running `tb-build task` on them. A worker is
+//! `cluster/dask_build.py` running `tb-build task` on them, building
+//! L3-256 in 16 parts (about two minutes on 2 cores). A worker is
 //! killed in the middle of generation and another in the middle of
 //! solving; the table comes out as the single-machine build's.
 //!
@@ -124,7 +125,7 @@ fn a_cluster_build_survives_killed_workers_and_makes_the_whole_table() {
     let dir = tempfile::tempdir().unwrap();
     let dir = dir.path();
     let tb_build = env!("CARGO_BIN_EXE_tb-build");
-    let whole = testkit::run(tb_build, &["build", "L3", "64", "-o", "whole"], dir);
+    let whole = testkit::run(tb_build, &["build", "L3", "256", "-o", "whole"], dir);
     assert!(whole.status.success(), "{}", text(&whole.stderr));
     let mut cluster = Cluster::start(dir, 3);
     let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("cluster/dask_build.py");
@@ -132,7 +133,7 @@ fn a_cluster_build_survives_killed_workers_and_makes_the_whole_table() {
         .arg(&driver)
         .args(["--scheduler-file", cluster.scheduler_file.to_str().unwrap()])
         .args(["--tb-build", tb_build, "--threads", "1", "--"])
-        .args(["L3", "64", "-o", "cluster", "--partitions", "16"])
+        .args(["L3", "256", "-o", "cluster", "--partitions", "16"])
         .current_dir(dir)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
