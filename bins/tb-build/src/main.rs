@@ -173,7 +173,8 @@ struct Definition {
     /// The target tile: 8 to 16384
     #[arg(value_parser = Spec::parse_target)]
     target: u8,
-    /// The table's folder: new, empty, or the table's own to finish [default: FORMATION-TARGET]
+    /// The table's folder: new, empty, or the table's own to finish
+    /// [default: FORMATION-TARGET]
     #[arg(short = 'o', long, value_name = "DIR")]
     output: Option<PathBuf>,
     /// Probability that a new tile is a 4
@@ -185,19 +186,19 @@ struct Definition {
     precision: Precision,
     /// Do not store positions whose rate is at or below this (0 to 1)
     #[arg(
-            long,
-            default_value_t = 0.0,
-            value_parser = parse_prune,
-            allow_negative_numbers = true
-        )]
+        long,
+        default_value_t = 0.0,
+        value_parser = parse_prune,
+        allow_negative_numbers = true
+    )]
     prune: f64,
     /// zstd compression level of the layer files (1 to 19): of their
     /// boards, their rates two levels below
     #[arg(
-            long,
-            default_value_t = Options::default().level,
-            value_parser = clap::value_parser!(i32).range(1..=19)
-        )]
+        long,
+        default_value_t = Options::default().level,
+        value_parser = clap::value_parser!(i32).range(1..=19)
+    )]
     level: i32,
 }
 
@@ -457,7 +458,7 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
     let threads = rayon::current_num_threads();
     let _ = writeln!(
         std::io::stdout(),
-        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {threads} thread{}, memory budget {})",
+        "building {} in {} ({} layers, target possible from layer {}, 4-rate {}, {} rates, {threads} thread{}, {})",
         spec.name(),
         dir.display(),
         spec.steps(),
@@ -465,7 +466,13 @@ fn build(spec: &Spec, dir: &Path, options: Options, memory: Option<u64>) -> anyh
         spec.four_rate(),
         options.precision,
         if threads == 1 { "" } else { "s" },
-        memory.map_or_else(|| "none".to_owned(), system::format_bytes)
+        match options.partitions {
+            Some(parts) => format!("{parts} parts a layer"),
+            None => format!(
+                "memory budget {}",
+                memory.map_or_else(|| "none".to_owned(), system::format_bytes)
+            ),
+        }
     );
     let bar = BuildBar::new(spec.steps());
     let say = |line: String| bar.say(line);
