@@ -3,9 +3,8 @@
 //! make the whole build's table, answer queries alike, and a killed one
 //! resumes.
 
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use testkit::text;
 
@@ -103,19 +102,7 @@ fn a_killed_partitioned_build_resumes_to_the_whole_table() {
     succeed(&["build", "L3", "32", "-o", "whole"], dir);
     let args = ["build", "L3", "32", "-o", "killed", "--partitions", "3"];
     for line in ["generated layer   20", "solved    layer   30"] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
-            .args(args)
-            .current_dir(dir)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
-        let seen = stdout
-            .lines()
-            .any(|printed| printed.unwrap().starts_with(line));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        assert!(seen, "the build printed {line:?}");
+        testkit::kill_at_line(env!("CARGO_BIN_EXE_tb-build"), &args, dir, line);
     }
     succeed(&args, dir);
     assert_same("whole", "killed", dir);

@@ -1,9 +1,8 @@
 //! `tb-build` as a user runs it: build, query, info, verify, a killed
 //! build resumed, and bad input.
 
-use std::io::{BufRead as _, BufReader};
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use testkit::text;
 
@@ -179,20 +178,8 @@ fn builds_queries_and_verifies() {
 /// Builds `formation` (a file in `dir`) to 32 into `killed` with
 /// `options`, killed once it has printed a line starting with `line`.
 fn kill_at(dir: &Path, formation: &str, options: &[&str], line: &str) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_tb-build"))
-        .args(["build", formation, "32", "-o", "killed"])
-        .args(options)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let seen = stdout
-        .lines()
-        .any(|printed| printed.unwrap().starts_with(line));
-    child.kill().unwrap();
-    child.wait().unwrap();
-    assert!(seen, "the build printed {line:?}");
+    let args = [&["build", formation, "32", "-o", "killed"], options].concat();
+    testkit::kill_at_line(env!("CARGO_BIN_EXE_tb-build"), &args, dir, line);
     let manifest = std::fs::read_to_string(dir.join("killed/table.json")).unwrap();
     assert!(
         manifest.contains("\"complete\": false"),

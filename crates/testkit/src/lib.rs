@@ -159,6 +159,25 @@ pub fn kill_at_checkpoint(
     assert!(!dir.join(output).exists(), "killed before the end");
 }
 
+/// Runs `program args` in `dir` and kills it once it prints a line that
+/// starts with `line`.
+///
+/// # Panics
+/// If it ends without printing one.
+pub fn kill_at_line(program: &str, args: &[&str], dir: &Path, line: &str) {
+    let mut child = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("{program} runs: {error}"));
+    let stdout = std::io::BufReader::new(child.stdout.take().expect("piped"));
+    let seen = std::io::BufRead::lines(stdout).any(|printed| printed.unwrap().starts_with(line));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(seen, "{program} printed {line:?}");
+}
+
 /// Runs `program args -o whole.nw` to its end; then `program args -o
 /// killed.nw`, killed at its first checkpoint and run again; checks that the
 /// second run said it resumed and saved the same bytes as the first.

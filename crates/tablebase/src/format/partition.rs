@@ -59,18 +59,6 @@ impl Partitions {
         }
         parts
     }
-
-    /// `boards` with a value each, split by part as [`Partitions::split`]
-    /// splits them.
-    pub fn split_with<R: Copy>(self, boards: &[u64], values: &[R]) -> Vec<(Vec<u64>, Vec<R>)> {
-        let mut parts = vec![(Vec::new(), Vec::new()); self.count()];
-        for (&board, &value) in boards.iter().zip(values) {
-            let part = &mut parts[self.of(board)];
-            part.0.push(board);
-            part.1.push(value);
-        }
-        parts
-    }
 }
 
 /// The folder of solved layer `index`'s parts in a partitioned table.
