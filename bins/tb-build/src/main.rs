@@ -68,14 +68,15 @@ enum Command {
         partitions: u32,
     },
     /// Runs tasks of a partitioned build prepared by `tb-build plan` (or
-    /// `build --partitions`), in turn; a task whose files are there
-    /// already does nothing more
+    /// `build --partitions`), all at once: tasks of one stage; a task whose
+    /// files are there already does nothing more
     Task {
         /// The table's folder
         #[arg(value_name = "TABLE")]
         table: PathBuf,
         /// Task names, as `plan` prints them (seed, expand/LAYER/PART,
-        /// merge/LAYER/PART, solve/LAYER/PART, release/LAYER, finish)
+        /// merge/LAYER/PART, ask/LAYER/PART, answer/LAYER/PART,
+        /// solve/LAYER/PART, release/LAYER, finish)
         #[arg(value_name = "TASK", required = true)]
         tasks: Vec<String>,
         /// Threads [default: all cores]
@@ -95,6 +96,13 @@ enum Command {
         /// The position, as an option
         #[arg(long = "board", value_name = "BOARD", conflicts_with = "board")]
         board_option: Option<String>,
+    },
+    /// Prints each layer's positions and the CRC-32 of its canonical dump
+    /// (docs/distributed.md), one layer a line: builds of a table, whole or
+    /// in parts, on one machine or many, have the same digest
+    Digest {
+        #[command(flatten)]
+        table: TableArg,
     },
     /// Prints a table's definition and the statistics of each layer
     Info {
@@ -286,9 +294,7 @@ fn main() -> ExitCode {
                 .iter()
                 .map(|name| name.parse::<partitioned::Task>())
                 .collect::<Result<Vec<_>, _>>()?;
-            for task in tasks {
-                task.run(&table)?;
-            }
+            partitioned::run_all(&tasks, &table)?;
             Ok(())
         }
         Command::Set {
@@ -311,6 +317,17 @@ fn main() -> ExitCode {
         Command::Info { table } => info(table.dir()),
         Command::Verify { table, samples } => verify(table.dir(), samples),
         Command::Compare { a, b } => compare(&a, &b),
+        Command::Digest { table } => {
+            let mut out = std::io::stdout().lock();
+            for (index, layer) in Table::open(table.dir())?.digest()?.iter().enumerate() {
+                writeln!(
+                    out,
+                    "layer {index:4} {:12} {:08x}",
+                    layer.positions, layer.crc
+                )?;
+            }
+            Ok(())
+        }
         Command::List => {
             let mut out = std::io::stdout().lock();
             for name in Formation::builtin_names() {

@@ -62,6 +62,7 @@ pub use error::Error;
 pub use format::layer_file::{LayerFile, LayerHeader, Precision};
 pub use format::partition::Partitions;
 pub use probe::compare::Comparison;
+pub use probe::digest::LayerDigest;
 pub use probe::stored::StoredLayer;
 pub use probe::table::{MoveRates, Table, table_dirs};
 pub use probe::verify::Verified;

@@ -166,8 +166,26 @@ fn tasks_out_of_order_or_out_of_range_are_refused() {
     assert!(
         message(Task::Merge { layer: 1, part: 0 }).contains("run the tasks of the stages before")
     );
-    assert!(message(Task::Solve { layer: 99, part: 0 }).contains("the table has layers 0 to"));
+    assert!(message(Task::Solve { layer: 99, part: 0 }).contains("which has layers 0 to"));
     assert!(message(Task::Expand { layer: 1, part: 2 }).contains("in 2 parts"));
+    // Asks and answers are for layers solved from the two after them,
+    // not the horizon's.
+    let horizon = spec.steps() - 1;
+    for task in [
+        Task::Ask {
+            layer: horizon,
+            part: 0,
+        },
+        Task::Answer {
+            layer: horizon - 1,
+            part: 0,
+        },
+    ] {
+        assert!(message(task).contains("not one of the table's"), "{task}");
+    }
+    assert!(
+        message(Task::Answer { layer: 0, part: 1 }).contains("run the tasks of the stages before")
+    );
     let whole_dir = tempfile::tempdir().unwrap();
     whole(&spec, whole_dir.path(), Options::default());
     assert!(

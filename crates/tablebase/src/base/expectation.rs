@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use crate::base::children::{for_each_child, for_each_moved};
 use crate::base::layer::Solved;
 use crate::base::rate::Rate;
-use crate::base::sort::union;
+use crate::base::sort::{sort_unique, union};
 use crate::{Mover, Spec};
 
 /// A position's rate from the best move after each spawn, cell by cell
@@ -82,7 +82,7 @@ pub struct Sought {
 
 impl Sought {
     /// Parents a run is listed from.
-    const PIECE: usize = 1 << 10;
+    const PIECE: usize = 1 << 14;
 
     /// Adds the boards that solving `boards` of layer `index` looks up.
     pub fn add(&mut self, spec: &Spec, mover: &Mover, index: usize, boards: &[u64]) {
@@ -100,9 +100,8 @@ impl Sought {
                 // Unlike generation, each piece drops its repeats first, and
                 // the room they took, so that the lists held for a segment
                 // within a budget stay small.
-                asked.map(|mut boards| {
-                    boards.sort_unstable();
-                    boards.dedup();
+                asked.map(|boards| {
+                    let mut boards = sort_unique(boards);
                     boards.shrink_to_fit();
                     boards
                 })

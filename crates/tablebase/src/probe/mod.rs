@@ -3,6 +3,7 @@
 //! of its layers and comparisons of two tables.
 
 pub mod compare;
+pub mod digest;
 pub mod stored;
 pub mod table;
 pub(crate) mod unreached;

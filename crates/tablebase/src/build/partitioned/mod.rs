@@ -6,9 +6,10 @@
 //! generation expands a part of the two layers before a layer and sorts
 //! the children into the layer's parts (a map and a shuffle through
 //! files), a merge makes each part of the layer from what it was sent
-//! (the deduplication), and solving a part fetches the children it looks
-//! up from the parts of the two layers after it that hold them (a join on
-//! the child board, then an aggregation per parent). A task writes its
+//! (the deduplication); to solve a layer, each part asks the parts of the
+//! two layers after it that hold the children it looks up for their rates,
+//! they answer, and the part solves from the answers (a join on the child
+//! board, then an aggregation per parent). A task writes its
 //! files under temporary names and renames them, and does nothing when
 //! they are there already, so any engine that runs tasks (the threads of
 //! [`build_local`], or a cluster) may run one again after a failure. The
@@ -20,10 +21,16 @@
 //! ([`crate::builder::build`]): the same kernels solve the same positions
 //! from the same children (`tb-build compare` checks).
 
+mod buckets;
+mod folder;
+mod generate;
+mod solve;
 mod task;
 
 use std::fs;
 use std::path::Path;
+
+use rayon::prelude::*;
 use std::time::Instant;
 
 use crate::build::{Event, Summary, io_error};
@@ -42,8 +49,20 @@ pub fn plan(spec: &Spec, parts: Partitions) -> Vec<Vec<Task>> {
         stages.push(each(&|part| Task::Expand { layer, part }));
         stages.push(each(&|part| Task::Merge { layer, part }));
     }
+    // A layer's asks need only its boards: they are made beside the
+    // solving of the layer before.
     for layer in (0..steps).rev() {
-        stages.push(each(&|part| Task::Solve { layer, part }));
+        if !spec.is_horizon(layer) {
+            stages.push(each(&|part| Task::Answer { layer, part }));
+        }
+        let mut stage = each(&|part| Task::Solve { layer, part });
+        if let Some(below) = layer
+            .checked_sub(1)
+            .filter(|&below| !spec.is_horizon(below))
+        {
+            stage.extend(each(&|part| Task::Ask { layer: below, part }));
+        }
+        stages.push(stage);
         stages.push(vec![Task::Release { layer }]);
     }
     stages.push(vec![Task::Finish]);
@@ -90,9 +109,9 @@ pub fn prepare(spec: &Spec, dir: &Path, options: Options) -> Result<Manifest, Er
     Ok(manifest)
 }
 
-/// Builds the partitioned table of `spec` in `dir` on this machine: every
-/// task of [`plan`] in turn, each on all threads; a build run again goes
-/// on from the tasks it finished. The files are those a cluster writes.
+/// Builds the partitioned table of `spec` in `dir` on this machine: the
+/// stages of [`plan`] in turn, each one's tasks at once ([`run_all`]); a
+/// build run again goes on from the tasks it finished. The files are those a cluster writes.
 ///
 /// # Errors
 /// As [`prepare`] and [`Task::run`].
@@ -127,10 +146,7 @@ pub fn build_local(
     let mut summary = Summary::default();
     let mut began = Instant::now();
     for stage in plan(spec, parts) {
-        let mut done = Done::default();
-        for task in &stage {
-            done += task.run(dir)?;
-        }
+        let done = run_all(&stage, dir)?;
         match stage[0] {
             Task::Seed | Task::Merge { .. } => {
                 let layer = stage[0].layer().unwrap_or(0);
@@ -160,7 +176,7 @@ pub fn build_local(
                     elapsed: began.elapsed(),
                 });
             }
-            Task::Expand { .. } => continue,
+            Task::Expand { .. } | Task::Ask { .. } | Task::Answer { .. } => continue,
             Task::Release { .. } | Task::Finish => {}
         }
         began = Instant::now();
@@ -168,4 +184,37 @@ pub fn build_local(
     summary.elapsed = start.elapsed();
     summary.peak_memory = system::peak_resident_memory();
     Ok(summary)
+}
+
+/// Runs `tasks`, of one stage, on the table prepared in `dir`, all at once
+/// on the threads of the pool (each task on them too), and adds up what
+/// they came to: a stage's tasks one after the other left a thread idle
+/// in each small task's steps that one thread does.
+///
+/// # Errors
+/// The first error of a task, as [`Task::run`].
+pub fn run_all(tasks: &[Task], dir: &Path) -> Result<Done, Error> {
+    tasks
+        .par_iter()
+        .with_max_len(1)
+        .map(|task| task.run(dir))
+        .try_reduce(Done::default, |mut sum, done| {
+            sum += done;
+            Ok(sum)
+        })
+}
+
+/// Makes the folder `path` goes in, if it is not there.
+fn make_folder_of(path: &Path) -> Result<(), Error> {
+    let folder = path.parent().expect("a task's file has a folder");
+    fs::create_dir_all(folder).map_err(io_error(folder))
+}
+
+/// The error of a task whose input `path`, a file of an earlier stage, is
+/// not there.
+fn missing(path: &Path) -> Error {
+    Error::Build(format!(
+        "{}: missing; run the tasks of the stages before this one first",
+        path.display()
+    ))
 }

@@ -78,11 +78,41 @@ pub fn layer<R: Rate>(
     layers: [&Solved<R>; 2],
     most: usize,
 ) -> Vec<R> {
+    solve_within(spec, mover, index, boards, layers, most, CACHED)
+}
+
+/// [`layer`] from `layers` that hold only the children fetched for
+/// `boards` (a part of a partitioned build's layer), which it looks up in
+/// batches even where they would fit the caches: fetched children are
+/// spread over the whole range of a layer's boards, and looked up as the
+/// parents came, through their index, they took 1.26 times the CPU time
+/// of batches building free8-32 in 16 parts (docs/distributed.md).
+pub fn fetched_layer<R: Rate>(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    boards: &[u64],
+    layers: [&Solved<R>; 2],
+) -> Vec<R> {
+    solve_within(spec, mover, index, boards, layers, BATCH_MOST, 0)
+}
+
+/// [`layer`], looking children up as the parents come in child layers of
+/// up to `cached` positions.
+fn solve_within<R: Rate>(
+    spec: &Spec,
+    mover: &Mover,
+    index: usize,
+    boards: &[u64],
+    layers: [&Solved<R>; 2],
+    most: usize,
+    cached: usize,
+) -> Vec<R> {
+    let mut rates = vec![R::default(); boards.len()];
     if layers
         .iter()
         .all(|layer| layer.is_ranked() || layer.is_empty())
     {
-        let mut rates = vec![R::default(); boards.len()];
         rates
             .par_chunks_mut(GROUPED_TOGETHER)
             .zip(boards.par_chunks(GROUPED_TOGETHER))
@@ -93,14 +123,15 @@ pub fn layer<R: Rate>(
     }
     if layers
         .iter()
-        .all(|layer| layer.is_ranked() || layer.len() <= CACHED)
+        .all(|layer| layer.is_ranked() || layer.len() <= cached)
     {
         let [next, after] = layers;
-        return boards
+        boards
             .par_iter()
             .with_min_len(1 << 10)
             .map(|&board| rate(spec, mover, board, index, next, after))
-            .collect();
+            .collect_into_vec(&mut rates);
+        return rates;
     }
     // A work item fills about one batch, yet each thread gets several, of
     // enough parents to amortise the scheduling.
@@ -109,7 +140,6 @@ pub fn layer<R: Rate>(
     let item = (batch / CHILDREN_PER_PARENT)
         .min(boards.len().div_ceil(4 * threads))
         .max(1 << 12);
-    let mut rates = vec![R::default(); boards.len()];
     rates
         .par_chunks_mut(item)
         .zip(boards.par_chunks(item))
@@ -196,7 +226,7 @@ pub fn scratch_bytes(largest: usize, most: usize) -> u64 {
 /// that a board near the one before is found in a few steps, all of them
 /// close by.
 #[inline]
-fn gallop(boards: &[u64], from: usize, key: u64) -> usize {
+pub(crate) fn gallop(boards: &[u64], from: usize, key: u64) -> usize {
     let (mut low, mut step) = (from, 1);
     while low + step < boards.len() && boards[low + step] < key {
         low += step;
