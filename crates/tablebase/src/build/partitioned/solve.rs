@@ -6,10 +6,10 @@
 //! from its answers (`solve`), the aggregation per parent, and writes its
 //! working rates and its layer file.
 //!
-//! A part so reads what it asked for and no more: where a part read the
-//! pieces of the two layers after it that held its children, which are
-//! spread over every piece, each part read about the two layers whole,
-//! and a build P times them.
+//! So a part reads what it asked for and no more. When each part read
+//! instead the pieces of the two layers after it that held its children,
+//! which spread over every piece, it read both layers nearly whole: P
+//! times them for each layer solved.
 
 use rayon::prelude::*;
 
