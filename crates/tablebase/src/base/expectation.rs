@@ -81,7 +81,10 @@ pub struct Sought {
 }
 
 impl Sought {
-    /// Parents a run is listed from.
+    /// Parents a run is listed from: enough children for the radix sort to
+    /// pay, and few runs to merge. Runs of 2^10 parents, sorted by the
+    /// standard sort, took 1.16 times the CPU time of L3-256 built with
+    /// `--memory 40M` (docs/distributed.md), for a peak as low (36 MiB).
     const PIECE: usize = 1 << 14;
 
     /// Adds the boards that solving `boards` of layer `index` looks up.

@@ -13,6 +13,7 @@ use super::folder::{Folder, remove_folder};
 use super::{Done, buckets, make_folder_of};
 
 impl Folder<'_> {
+    /// Writes layer 0's boards, split into their parts.
     pub(super) fn seed(&self) -> Result<Done, Error> {
         let boards = self.spec.formation().layer_zero();
         if !self.generated(0) {
@@ -28,6 +29,8 @@ impl Folder<'_> {
         })
     }
 
+    /// Writes the children of part `part` of the layers before `layer`,
+    /// without repeats, in buckets by the part of `layer` that holds them.
     pub(super) fn expand(&self, layer: usize, part: usize) -> Result<Done, Error> {
         if self.generated(layer) || self.sent_path(layer, part).exists() {
             return Ok(Done::default());
@@ -51,6 +54,8 @@ impl Folder<'_> {
         Ok(Done::default())
     }
 
+    /// Writes part `part` of `layer`: the union of its buckets of every
+    /// expansion; the last part merged removes the expansions.
     pub(super) fn merge(&self, layer: usize, part: usize) -> Result<Done, Error> {
         let path = self.boards_path(layer, part);
         let count = self.parts.count();

@@ -29,9 +29,9 @@ mod task;
 
 use std::fs;
 use std::path::Path;
+use std::time::Instant;
 
 use rayon::prelude::*;
-use std::time::Instant;
 
 use crate::build::{Event, Summary, io_error};
 use crate::format::manifest::{Manifest, Options};
@@ -111,7 +111,8 @@ pub fn prepare(spec: &Spec, dir: &Path, options: Options) -> Result<Manifest, Er
 
 /// Builds the partitioned table of `spec` in `dir` on this machine: the
 /// stages of [`plan`] in turn, each one's tasks at once ([`run_all`]); a
-/// build run again goes on from the tasks it finished. The files are those a cluster writes.
+/// build run again goes on from the tasks it finished. The files are
+/// those a cluster writes.
 ///
 /// # Errors
 /// As [`prepare`] and [`Task::run`].
@@ -192,7 +193,7 @@ pub fn build_local(
 /// in each small task's steps that one thread does.
 ///
 /// # Errors
-/// The first error of a task, as [`Task::run`].
+/// A task's error, as [`Task::run`], once the tasks under way have ended.
 pub fn run_all(tasks: &[Task], dir: &Path) -> Result<Done, Error> {
     tasks
         .par_iter()
