@@ -70,6 +70,26 @@ fn planned_tasks_make_the_whole_table() {
     let info = succeed(&["info", "planned"], dir);
     assert!(info.lines().last().unwrap().contains("total"), "{info}");
     assert!(succeed(&["verify", "planned"], dir).contains("positions recomputed"));
+    // The digest: the same for both builds, a line a layer with the
+    // positions `info` counts and a CRC of 8 hex digits.
+    let digest = succeed(&["digest", "whole"], dir);
+    assert_eq!(succeed(&["digest", "planned"], dir), digest);
+    let info = succeed(&["info", "whole"], dir);
+    let counted: Vec<(&str, &str)> = info
+        .lines()
+        .map(|line| line.split_whitespace().collect::<Vec<_>>())
+        .filter(|fields| fields.len() == 4 && fields[0].parse::<usize>().is_ok())
+        .map(|fields| (fields[0], fields[1]))
+        .collect();
+    let digested: Vec<(&str, &str)> = digest
+        .lines()
+        .map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            assert!(fields[3].len() == 8 && u32::from_str_radix(fields[3], 16).is_ok());
+            (fields[1], fields[2])
+        })
+        .collect();
+    assert_eq!(digested, counted);
     // A task that is not one is one line; so is a table that is not
     // partitioned.
     for (args, says) in [
