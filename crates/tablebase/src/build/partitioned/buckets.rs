@@ -35,14 +35,35 @@ pub(super) fn write<B: AsRef<[u64]>>(path: &Path, buckets: &[B]) -> Result<(), E
     out.finish()
 }
 
-/// Buckets `range` of the `count` buckets that `path` holds, one vector
-/// each, read at once.
+/// Buckets read from a file, in the one vector they were read into.
+#[derive(Debug)]
+pub(super) struct Buckets {
+    words: Vec<u64>,
+    /// Where each bucket ends in `words`.
+    ends: Vec<usize>,
+}
+
+impl Buckets {
+    /// The `index`-th bucket read.
+    pub(super) fn get(&self, index: usize) -> &[u64] {
+        let start = index.checked_sub(1).map_or(0, |before| self.ends[before]);
+        &self.words[start..self.ends[index]]
+    }
+
+    /// The words of all the buckets read, in turn: the bucket itself when
+    /// one was read.
+    pub(super) fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+}
+
+/// Buckets `range` of the `count` buckets that `path` holds, read at once.
 ///
 /// # Errors
 /// [`Error::Build`] if the file is not there (the task that writes it, of
 /// an earlier stage, has not run); [`Error::File`] if its offsets do not
 /// fit it; [`Error::Io`].
-pub(super) fn read(path: &Path, count: usize, range: Range<usize>) -> Result<Vec<Vec<u64>>, Error> {
+pub(super) fn read(path: &Path, count: usize, range: Range<usize>) -> Result<Buckets, Error> {
     if !path.exists() {
         return Err(super::missing(path));
     }
@@ -71,12 +92,11 @@ pub(super) fn read(path: &Path, count: usize, range: Range<usize>) -> Result<Vec
         data + offsets[0] as usize,
         (offsets[range.len()] - offsets[0]) as usize,
     )?;
-    Ok(offsets
-        .windows(2)
-        .map(|ends| {
-            words[(ends[0] - offsets[0]) as usize..(ends[1] - offsets[0]) as usize].to_vec()
-        })
-        .collect())
+    let ends = offsets[1..]
+        .iter()
+        .map(|&end| (end - offsets[0]) as usize)
+        .collect();
+    Ok(Buckets { words, ends })
 }
 
 #[cfg(test)]
@@ -91,7 +111,11 @@ mod tests {
         write(&path, &buckets).unwrap();
         for start in 0..4 {
             for end in start..=4 {
-                assert_eq!(read(&path, 4, start..end).unwrap(), buckets[start..end]);
+                let read = read(&path, 4, start..end).unwrap();
+                for (index, bucket) in buckets[start..end].iter().enumerate() {
+                    assert_eq!(read.get(index), bucket);
+                }
+                assert_eq!(read.into_words(), buckets[start..end].concat());
             }
         }
     }

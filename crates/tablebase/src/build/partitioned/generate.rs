@@ -65,9 +65,8 @@ impl Folder<'_> {
         if !path.exists() {
             let sent = (0..count)
                 .map(|from| {
-                    let mut bucket =
-                        buckets::read(&self.sent_path(layer, from), count, part..part + 1)?;
-                    Ok(bucket.pop().expect("one bucket"))
+                    let sent = self.sent_path(layer, from);
+                    Ok(buckets::read(&sent, count, part..part + 1)?.into_words())
                 })
                 .collect::<Result<Vec<_>, Error>>()?;
             // One radix sort of them all: a merge of P runs by a heap

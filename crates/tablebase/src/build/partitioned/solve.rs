@@ -60,7 +60,7 @@ impl Folder<'_> {
                     let bucket = side * count + part;
                     let asked = buckets::read(&asks, 2 * count, bucket..bucket + 1)?;
                     let (boards, rates) = &held[side];
-                    Ok::<_, Error>(rates_of(boards, rates, &asked[0]))
+                    Ok::<_, Error>(rates_of(boards, rates, asked.get(0)))
                 };
                 Ok([side(0)?, side(1)?])
             })
@@ -123,8 +123,8 @@ impl Folder<'_> {
             .map(|from| {
                 let path = self.answers_path(layer, from);
                 let answers = buckets::read(&path, 2 * count, 2 * part..2 * part + 2)?;
-                for (side, answers) in answers.iter().enumerate() {
-                    if answers.len() != asked[side * count + from].len() {
+                for side in 0..2 {
+                    if answers.get(side).len() != asked.get(side * count + from).len() {
                         return Err(Error::File {
                             path,
                             problem: format!(
@@ -139,11 +139,13 @@ impl Folder<'_> {
             })
             .collect::<Result<Vec<_>, Error>>()?;
         Ok([0, 1].map(|side| {
-            let (mut boards, mut rates) = (Vec::new(), Vec::new());
+            let asked_of = |from: usize| asked.get(side * count + from);
+            let most = (0..count).map(|from| asked_of(from).len()).sum();
+            let (mut boards, mut rates) = (Vec::with_capacity(most), Vec::with_capacity(most));
             for (from, answers) in answers.iter().enumerate() {
-                let found = asked[side * count + from]
+                let found = asked_of(from)
                     .iter()
-                    .zip(&answers[side])
+                    .zip(answers.get(side))
                     .map(|(&board, &bits)| (board, R::from_bits(bits)))
                     .filter(|&(_, rate)| rate > R::default());
                 for (board, rate) in found {
