@@ -232,6 +232,7 @@ impl Definition {
             level: self.level,
             optimal_only,
             partitions,
+            ..Options::default()
         }
     }
 }

@@ -60,7 +60,7 @@ pub use base::slide::{Large, Mover};
 pub use base::spec::Spec;
 pub use error::Error;
 pub use format::layer_file::{LayerFile, LayerHeader, Precision};
-pub use format::partition::Partitions;
+pub use format::partition::{LayerParts, Partitions, RankRanges};
 pub use probe::compare::Comparison;
 pub use probe::digest::LayerDigest;
 pub use probe::stored::StoredLayer;

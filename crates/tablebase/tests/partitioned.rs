@@ -24,17 +24,18 @@ fn assert_same(a: &Table, b: &Table, what: &str) {
 }
 
 /// Fixed, symmetric, moving and free formations, each at two precisions,
-/// pruned or not, split into 5 parts (L3 into 1, 3 and 16).
+/// pruned or not, split into 5 parts (L3 into 1, 3 and 16): by rank where
+/// the layers' boards have ranks (L3, 3x3, free8), else by hash.
 #[test]
 fn partitioned_tables_are_the_whole_tables() {
     let tables = [
-        ("L3", 8, 5),
-        ("LL", 4, 5),
-        ("L3f", 4, 4),
-        ("3x3", 8, 5),
-        ("free8", 0, 4),
+        ("L3", 8, 5, true),
+        ("LL", 4, 5, false),
+        ("L3f", 4, 4, false),
+        ("3x3", 8, 5, true),
+        ("free8", 0, 4, true),
     ];
-    for (name, extra, target) in tables {
+    for (name, extra, target, ranked) in tables {
         let formation = Formation::builtin(name).unwrap().with_extra_steps(extra);
         let spec = Spec::new(formation, target, 0.1).unwrap();
         for (precision, prune) in [(Precision::U32, 0.0), (Precision::F64, 0.25)] {
@@ -58,6 +59,7 @@ fn partitioned_tables_are_the_whole_tables() {
                 };
                 partitioned::build_local(&spec, &path, options, &mut |_| {}).unwrap();
                 let table = Table::open(&path).unwrap();
+                assert_eq!(table.manifest().options.ranked_parts, ranked, "{what}");
                 assert_same(&table, &reference, &what);
                 assert!(
                     !path.join("work").exists(),
@@ -200,4 +202,45 @@ fn tasks_out_of_order_or_out_of_range_are_refused() {
         partitioned::prepare(&other, dir.path(), options).is_err(),
         "another table's folder"
     );
+}
+
+/// In a table split by rank, a part's working rates swapped with another
+/// part's (boards of another range of ranks) are one clear error when
+/// they are asked for, not rates of 0.
+#[test]
+fn working_rates_of_another_part_are_refused() {
+    let spec = Spec::new(
+        Formation::builtin("L3").unwrap().with_extra_steps(4),
+        5,
+        0.1,
+    )
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options {
+        partitions: Some(2),
+        ..Options::default()
+    };
+    let manifest = partitioned::prepare(&spec, dir.path(), options).unwrap();
+    assert!(manifest.options.ranked_parts);
+    for stage in partitioned::plan(&spec, Partitions::new(2).unwrap()) {
+        if let Task::Answer { layer, .. } = stage[0] {
+            let rates = dir
+                .path()
+                .join("work")
+                .join(format!("rates-{:04}", layer + 1));
+            let [zero, one] = ["part-0000", "part-0001"].map(|name| rates.join(name));
+            if layer + 1 < spec.steps() / 2 && zero.exists() && one.exists() {
+                std::fs::rename(&zero, rates.join("kept")).unwrap();
+                std::fs::rename(&one, &zero).unwrap();
+                std::fs::rename(rates.join("kept"), &one).unwrap();
+                let error = stage[0].run(dir.path()).unwrap_err().to_string();
+                assert!(error.contains("in order of rank"), "{error}");
+                return;
+            }
+        }
+        for task in stage {
+            task.run(dir.path()).unwrap();
+        }
+    }
+    panic!("no layer's working rates to swap");
 }

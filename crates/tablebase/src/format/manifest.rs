@@ -35,6 +35,17 @@ pub struct Options {
     /// (docs/distributed.md); `None` for layers of one file each.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitions: Option<u32>,
+    /// Whether the parts are ranges of rank rather than hashes: set by the
+    /// build for formations whose layers' boards have ranks (their large
+    /// tiles never move or go anywhere), which it then generates by
+    /// marking and finds by rank (docs/distributed.md).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub ranked_parts: bool,
+}
+
+/// Whether `value` is false: a field left out of the manifest.
+fn is_false(value: &bool) -> bool {
+    !value
 }
 
 impl Options {
@@ -57,6 +68,7 @@ impl Default for Options {
             level: 1,
             optimal_only: false,
             partitions: None,
+            ranked_parts: false,
         }
     }
 }

@@ -3,7 +3,7 @@
 
 use crate::base::layer::Solved;
 use crate::base::sort::sort_with_values;
-use crate::format::partition::Partitions;
+use crate::format::partition::LayerParts;
 use crate::{Error, LayerFile};
 
 /// A stored layer: its file, or its parts' files.
@@ -13,7 +13,7 @@ pub enum StoredLayer {
     Whole(LayerFile),
     /// One layer file for each part, each holding the boards of its part
     /// in order.
-    Parts(Partitions, Vec<LayerFile>),
+    Parts(LayerParts, Vec<LayerFile>),
 }
 
 impl StoredLayer {
@@ -38,11 +38,12 @@ impl StoredLayer {
         self.files().iter().map(LayerFile::file_bytes).sum()
     }
 
-    /// The file that holds `board`, a canonical board, if the layer does.
-    pub fn file_of(&self, board: u64) -> &LayerFile {
+    /// The file that holds `board`, a canonical board, if the layer does:
+    /// `None` if no part of a layer split by rank can hold it.
+    pub fn file_of(&self, board: u64) -> Option<&LayerFile> {
         match self {
-            Self::Whole(file) => file,
-            Self::Parts(parts, files) => &files[parts.of(board)],
+            Self::Whole(file) => Some(file),
+            Self::Parts(parts, files) => Some(&files[parts.of(board)?]),
         }
     }
 
@@ -51,7 +52,7 @@ impl StoredLayer {
     /// # Errors
     /// [`Error::Io`] or [`Error::File`] if the block cannot be read.
     pub fn rate(&self, board: u64) -> Result<f64, Error> {
-        self.file_of(board).rate(board)
+        self.file_of(board).map_or(Ok(0.0), |file| file.rate(board))
     }
 
     /// Position number `index`, counted over the parts in turn, with its

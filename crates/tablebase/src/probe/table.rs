@@ -11,7 +11,7 @@ use crate::base::position::{free_sum, large_count, tile_sum};
 use crate::format::layer_file::{LayerFile, LayerHeader, Precision};
 use crate::format::layer_path;
 use crate::format::manifest::Manifest;
-use crate::format::partition::{Partitions, part_path};
+use crate::format::partition::{LayerParts, Partitions, part_path};
 use crate::probe::stored::StoredLayer;
 use crate::probe::unreached;
 use crate::probe::verify::{self, Verified};
@@ -123,7 +123,9 @@ impl Table {
                         self.open_file(&path, index, Some(part as u32))
                     })
                     .collect::<Result<Vec<_>, Error>>()?;
-                StoredLayer::Parts(Partitions::new(count)?, files)
+                let parts = Partitions::new(count)?;
+                let ranked = self.manifest.options.ranked_parts;
+                StoredLayer::Parts(LayerParts::new(&self.spec, index, parts, ranked)?, files)
             }
         };
         Ok(self.layers[index].get_or_init(|| layer))

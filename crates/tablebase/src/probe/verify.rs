@@ -131,8 +131,11 @@ impl<R: Rate> Waiting<R> {
                 (recomputed - stored).abs() > tolerance
             };
             if wrong {
+                // A board sampled from the layer: a file holds it.
+                let layer = table.layer(self.index)?;
+                let file = layer.file_of(board).unwrap_or(&layer.files()[0]);
                 return Err(Error::File {
-                    path: table.layer(self.index)?.file_of(board).path().to_owned(),
+                    path: file.path().to_owned(),
                     problem: format!(
                         "position {} is stored as {stored}, but its children give {recomputed}",
                         crate::base::hex::format(board)

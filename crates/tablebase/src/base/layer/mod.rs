@@ -75,6 +75,23 @@ impl<R: Rate> Solved<R> {
         }
     }
 
+    /// A layer found by rank through `ranked` alone, of the positions it
+    /// holds, with their `rates` in order of rank, without their boards:
+    /// the children a part of a partitioned build fetched for the rates
+    /// it looks up by rank, whose boards it would list only to rank them
+    /// again. Its [`Solved::boards`] are empty; lookups work.
+    ///
+    /// # Panics
+    /// If `ranked` holds another number of positions.
+    pub(crate) fn by_rank(rates: Vec<R>, ranked: Ranked) -> Self {
+        assert_eq!(ranked.len(), rates.len(), "one rate per rank held");
+        Self {
+            boards: Vec::new(),
+            rates,
+            lookup: Lookup::Ranks(Box::new(ranked)),
+        }
+    }
+
     /// The positions, sorted; for a free formation's layer found by rank
     /// as the builder holds it, in order of rank (and sorted for its
     /// files).
@@ -127,12 +144,12 @@ impl<R: Rate> Solved<R> {
 
     /// The number of positions.
     pub fn len(&self) -> usize {
-        self.boards.len()
+        self.rates.len()
     }
 
     /// Whether the layer holds no position.
     pub fn is_empty(&self) -> bool {
-        self.boards.is_empty()
+        self.rates.is_empty()
     }
 
     /// The bytes it takes in memory: boards, rates and lookups.
@@ -141,7 +158,7 @@ impl<R: Rate> Solved<R> {
             Lookup::Buckets(index) => index.bytes(),
             Lookup::Ranks(ranked) => ranked.bytes(),
         };
-        (self.len() * (size_of::<u64>() + size_of::<R>())) as u64 + lookups
+        (self.boards.len() * size_of::<u64>() + self.rates.len() * size_of::<R>()) as u64 + lookups
     }
 
     /// The rate of a canonical `board`: 0 if the layer lacks it.

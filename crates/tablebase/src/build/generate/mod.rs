@@ -6,7 +6,6 @@ use rayon::prelude::*;
 
 use crate::base::children::{GROUP, LISTED, Listed, children, list_children};
 use crate::base::layer::rank::{Marks, Space, bitmap_words};
-use crate::base::position::free_sum;
 use crate::base::prefetch::prefetch;
 use crate::base::sort::{concat, sort_unique, union};
 use crate::{Mover, Spec};
@@ -165,16 +164,23 @@ impl Reached {
     /// tables and a bitmap for each thread take at most `most` bytes.
     pub fn new(spec: &Spec, index: usize, most: u64) -> Option<Self> {
         let threads = rayon::current_num_threads() as u64;
-        let space = layer_space(spec, index, |tables, count| {
+        let space = Space::of_layer(spec, index, |tables, count| {
             tables + threads * bitmap_words(count) * 8 <= most
         })?;
+        Some(Self::in_space(space))
+    }
+
+    /// Marks for the boards of `space`, whatever they take: a bitmap of
+    /// it for each thread.
+    pub fn in_space(space: Space) -> Self {
         let words = bitmap_words(space.len()) as usize;
+        let threads = rayon::current_num_threads();
         let bits = (0..threads).map(|_| vec![0; words]).collect();
-        Some(Self {
+        Self {
             space,
             bits,
             inside: true,
-        })
+        }
     }
 
     /// The bytes its tables and bitmaps take: what [`Reached::new`] held
@@ -191,10 +197,16 @@ impl Reached {
     /// The positions marked by every thread, or `None` if a child was
     /// outside the space: the layer is then not this one's to make.
     pub fn into_marks(self) -> Option<Marks> {
+        let space = self.space.clone();
+        let marked = self.into_bits()?;
+        Some(Marks::new(space, marked).expect("one word for every 64 boards of the space"))
+    }
+
+    /// The bitmap of the ranks marked by every thread, or `None` if a
+    /// child was outside the space.
+    pub fn into_bits(self) -> Option<Vec<u64>> {
         let Self {
-            space,
-            mut bits,
-            inside,
+            mut bits, inside, ..
         } = self;
         if !inside {
             return None;
@@ -212,8 +224,7 @@ impl Reached {
                     }
                 }
             });
-        drop(bits);
-        Some(Marks::new(space, marked).expect("one word for every 64 boards of the space"))
+        Some(marked)
     }
 }
 
@@ -324,24 +335,6 @@ pub fn mark(
         if let Some((_, _, inside)) = part {
             *inside &= !outside;
         }
-    }
-}
-
-/// Every board of layer `index`'s tile sum with the formation's large
-/// tiles, if they never move ([`crate::Formation::fixed_large`]), or every
-/// class of them up to the symmetries if they may sit anywhere
-/// ([`crate::Formation::anywhere_large`]), and `accept(table bytes,
-/// boards)` accepts what the space takes.
-pub(crate) fn layer_space(
-    spec: &Spec,
-    index: usize,
-    accept: impl FnOnce(u64, u64) -> bool,
-) -> Option<Space> {
-    let formation = spec.formation();
-    let sum = u64::from(free_sum(formation.seeds()[0])) + 2 * index as u64;
-    match formation.fixed_large() {
-        Some(large) => Space::within(large, sum, accept),
-        None => Space::placed(formation.anywhere_large()?, sum, accept),
     }
 }
 

@@ -1,4 +1,5 @@
 use super::*;
+use crate::base::position::free_sum;
 
 /// Marking children by rank makes the layers that sorting them makes,
 /// for formations whose large tiles are held by a mask or are walls,

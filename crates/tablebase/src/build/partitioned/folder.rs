@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::build::io_error;
 use crate::build::work::WordReader;
 use crate::format::manifest::Manifest;
-use crate::format::partition::{Partitions, part_path, parts_dir};
+use crate::format::partition::{LayerParts, Partitions, part_path, parts_dir};
 use crate::{Error, Mover, Spec};
 
 use super::missing;
@@ -23,6 +23,15 @@ pub(super) struct Folder<'a> {
 }
 
 impl Folder<'_> {
+    /// How layer `layer` is split into parts.
+    ///
+    /// # Errors
+    /// As [`LayerParts::new`].
+    pub(super) fn layer_parts(&self, layer: usize) -> Result<LayerParts, Error> {
+        let ranked = self.manifest.options.ranked_parts;
+        LayerParts::new(self.spec, layer, self.parts, ranked)
+    }
+
     /// A working file of `part` of `layer`: `work/KIND-LAYER/PREFIX-PART`.
     fn work_path(&self, kind: &str, layer: usize, prefix: &str, part: usize) -> PathBuf {
         self.work

@@ -33,6 +33,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 
+use crate::base::layer::rank::Space;
 use crate::build::{Event, Summary, io_error};
 use crate::format::manifest::{Manifest, Options};
 use crate::format::partition::Partitions;
@@ -71,8 +72,9 @@ pub fn plan(spec: &Spec, parts: Partitions) -> Vec<Vec<Task>> {
 
 /// Makes `dir` the folder of a partitioned table of `spec` stored with
 /// `options` (whose `partitions` must be set): its manifest written, not
-/// yet complete. A folder that holds this table already, finished or not,
-/// is left as it is.
+/// yet complete, its layers split by rank where every layer's boards have
+/// ranks (`ranked_parts`, whatever `options` says), else by hash. A folder
+/// that holds this table already, finished or not, is left as it is.
 ///
 /// # Errors
 /// [`Error::Build`] without partitions or with thinning to optimal lines
@@ -90,7 +92,15 @@ pub fn prepare(spec: &Spec, dir: &Path, options: Options) -> Result<Manifest, Er
             "a partitioned build does not thin to optimal lines".to_owned(),
         ));
     }
-    let manifest = Manifest::new(spec, options);
+    let ranked_parts =
+        (0..spec.steps()).all(|index| Space::of_layer(spec, index, |_, _| true).is_some());
+    let manifest = Manifest::new(
+        spec,
+        Options {
+            ranked_parts,
+            ..options
+        },
+    );
     if Manifest::path(dir).exists() {
         let found = Manifest::read(dir)?;
         if found.definition() != manifest.definition() {

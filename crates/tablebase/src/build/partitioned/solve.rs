@@ -15,28 +15,57 @@ use rayon::prelude::*;
 
 use crate::base::expectation;
 use crate::base::layer::Solved;
+use crate::base::layer::rank::Ranked;
 use crate::base::sort::sort_with_values;
+use crate::build::generate::{self, Reached};
 use crate::build::solve;
 use crate::build::work::{RatesFile, WordWriter};
 use crate::format::layer_file::{LayerFile, LayerHeader, LayerWriter};
-use crate::format::partition::part_path;
+use crate::format::partition::{LayerParts, part_path};
 use crate::{Error, Rate};
 
 use super::folder::Folder;
+use super::generate::outside;
 use super::{Done, buckets, make_folder_of, missing};
 
 impl Folder<'_> {
     /// Writes the children that part `part` of layer `layer` looks up,
-    /// after a 2 and after a 4, in buckets by the part that holds them.
+    /// after a 2 and after a 4, in buckets by the part that holds them:
+    /// boards, sorted, or for layers split by rank, ranks in order (marked
+    /// in bitmaps of the two layers' ranks, as generation marks them).
     pub(super) fn ask(&self, layer: usize, part: usize) -> Result<Done, Error> {
         let path = self.asks_path(layer, part);
         if self.solved(layer, part) || path.exists() {
             return Ok(Done::default());
         }
         let boards = self.read_boards(layer, part)?;
-        let [two, four] = expectation::wanted(self.spec, &self.mover, layer, &boards);
-        let mut asked = self.parts.split(&two);
-        asked.append(&mut self.parts.split(&four));
+        let asked = match [1, 2].map(|ahead| self.layer_parts(layer + ahead)) {
+            [Ok(LayerParts::Ranked(next)), Ok(LayerParts::Ranked(after))] => {
+                let mut reached =
+                    [&next, &after].map(|ranges| Reached::in_space(ranges.space().clone()));
+                let [two, four] = &mut reached;
+                generate::mark(
+                    self.spec,
+                    &self.mover,
+                    layer,
+                    &boards,
+                    [Some(two), Some(four)],
+                );
+                let [two, four] = reached.map(Reached::into_bits);
+                let (Some(two), Some(four)) = (two, four) else {
+                    return Err(outside(layer + 1));
+                };
+                let mut asked = next.split_marked(&two);
+                asked.append(&mut after.split_marked(&four));
+                asked
+            }
+            [next, after] => {
+                let [two, four] = expectation::wanted(self.spec, &self.mover, layer, &boards);
+                let mut asked = next?.split(&two);
+                asked.append(&mut after?.split(&four));
+                asked
+            }
+        };
         buckets::write(&path, &asked)?;
         Ok(Done::default())
     }
@@ -50,7 +79,7 @@ impl Folder<'_> {
             return Ok(Done::default());
         }
         let count = self.parts.count();
-        let [next, after] = [1, 2].map(|ahead| self.read_rates::<R>(layer + ahead, part));
+        let [next, after] = [1, 2].map(|ahead| self.held::<R>(layer + ahead, part));
         let held = [next?, after?];
         let answers: Vec<[Vec<u64>; 2]> = (0..count)
             .into_par_iter()
@@ -59,8 +88,8 @@ impl Folder<'_> {
                 let side = |side: usize| {
                     let bucket = side * count + part;
                     let asked = buckets::read(&asks, 2 * count, bucket..bucket + 1)?;
-                    let (boards, rates) = &held[side];
-                    Ok::<_, Error>(rates_of(boards, rates, asked.get(0)))
+                    let (keys, rates) = &held[side];
+                    Ok::<_, Error>(rates_of(keys, rates, asked.get(0)))
                 };
                 Ok([side(0)?, side(1)?])
             })
@@ -69,14 +98,36 @@ impl Folder<'_> {
         Ok(Done::default())
     }
 
-    /// The working rates of part `part` of solved layer `layer`.
-    fn read_rates<R: Rate>(&self, layer: usize, part: usize) -> Result<(Vec<u64>, Vec<R>), Error> {
+    /// The working rates of part `part` of solved layer `layer`, each with
+    /// the key it is asked by: its board, or for a layer split by rank,
+    /// its rank.
+    fn held<R: Rate>(&self, layer: usize, part: usize) -> Result<(Vec<u64>, Vec<R>), Error> {
         let path = self.rates_path(layer, part);
         if !path.exists() {
             return Err(missing(&path));
         }
         let rates = RatesFile::open(&path)?;
-        rates.read(0, rates.len())
+        let (boards, rates) = rates.read(0, rates.len())?;
+        let LayerParts::Ranked(ranges) = self.layer_parts(layer)? else {
+            return Ok((boards, rates));
+        };
+        let space = ranges.space();
+        let ranks: Vec<u64> = boards
+            .par_iter()
+            .map(|&board| space.exact_rank(board).unwrap_or(u64::MAX))
+            .collect();
+        let range = ranges.ranks(part);
+        let within = |rank: Option<&u64>| rank.is_none_or(|rank| range.contains(rank));
+        if !ranks.is_sorted() || !within(ranks.first()) || !within(ranks.last()) {
+            return Err(Error::File {
+                path,
+                problem: format!(
+                    "does not hold part {part}'s boards in order of rank; remove the table's \
+                     folder to build it anew"
+                ),
+            });
+        }
+        Ok((ranks, rates))
     }
 
     /// Solves part `part` of layer `layer` from its answers (a horizon
@@ -113,7 +164,8 @@ impl Folder<'_> {
 
     /// The children that part `part` of layer `layer` asked for, in the
     /// next layer and the one after, with the rates they were answered:
-    /// those above 0, sorted.
+    /// those above 0, sorted, or for layers split by rank, found by rank
+    /// without their boards.
     fn answered<R: Rate>(&self, layer: usize, part: usize) -> Result<[Solved<R>; 2], Error> {
         let count = self.parts.count();
         let asks_path = self.asks_path(layer, part);
@@ -138,28 +190,48 @@ impl Folder<'_> {
                 Ok(answers)
             })
             .collect::<Result<Vec<_>, Error>>()?;
-        Ok([0, 1].map(|side| {
+        let mut layers = Vec::with_capacity(2);
+        for side in 0..2 {
             let asked_of = |from: usize| asked.get(side * count + from);
             let most = (0..count).map(|from| asked_of(from).len()).sum();
-            let (mut boards, mut rates) = (Vec::with_capacity(most), Vec::with_capacity(most));
+            let (mut keys, mut rates) = (Vec::with_capacity(most), Vec::with_capacity(most));
             for (from, answers) in answers.iter().enumerate() {
                 let found = asked_of(from)
                     .iter()
                     .zip(answers.get(side))
-                    .map(|(&board, &bits)| (board, R::from_bits(bits)))
+                    .map(|(&key, &bits)| (key, R::from_bits(bits)))
                     .filter(|&(_, rate)| rate > R::default());
-                for (board, rate) in found {
-                    boards.push(board);
+                for (key, rate) in found {
+                    keys.push(key);
                     rates.push(rate);
                 }
             }
-            sort_with_values(&mut boards, &mut rates);
-            Solved::new(boards, rates)
-        }))
+            layers.push(match self.layer_parts(layer + 1 + side)? {
+                LayerParts::Hashed(_) => {
+                    sort_with_values(&mut keys, &mut rates);
+                    Solved::new(keys, rates)
+                }
+                // The parts' ranges in turn: the ranks are in order.
+                LayerParts::Ranked(ranges) => {
+                    let ranked =
+                        Ranked::of_ranks(ranges.space().clone(), &keys).ok_or_else(|| {
+                            Error::File {
+                                path: asks_path.clone(),
+                                problem: "asks for ranks out of order; remove the table's folder \
+                                      to build it anew"
+                                    .to_owned(),
+                            }
+                        })?;
+                    Solved::by_rank(rates, ranked)
+                }
+            });
+        }
+        Ok(layers.try_into().expect("two sides"))
     }
 
     /// Writes the layer file of part `part` of layer `layer` from its
-    /// positions above 0, those above the table's pruning level.
+    /// positions above 0 (in the order of its boards), those above the
+    /// table's pruning level.
     fn store<R: Rate>(
         &self,
         layer: usize,
@@ -168,11 +240,17 @@ impl Folder<'_> {
         rates: &[R],
     ) -> Result<(), Error> {
         let options = self.manifest.options;
-        let (boards, rates): (Vec<u64>, Vec<R>) = boards
+        let (mut boards, mut rates): (Vec<u64>, Vec<R>) = boards
             .iter()
             .zip(rates)
             .filter(|&(_, rate)| rate.probability() > options.prune)
             .unzip();
+        // A free formation's part split by rank holds its boards in order
+        // of rank, as a whole build holds its layers; files hold them in
+        // order.
+        if !boards.is_sorted() {
+            sort_with_values(&mut boards, &mut rates);
+        }
         let mut header = LayerHeader::new(self.spec, options.precision, layer, boards.len() as u64);
         header.partition = Some(part as u32);
         let path = part_path(self.dir, layer, part);
@@ -184,16 +262,16 @@ impl Folder<'_> {
     }
 }
 
-/// The bits of the rates of `asked` (sorted) among sorted `boards` and
-/// their `rates`, 0 for a board not among them: found in steps from the
-/// one before, as asks come in order.
-fn rates_of<R: Rate>(boards: &[u64], rates: &[R], asked: &[u64]) -> Vec<u64> {
+/// The bits of the rates of `asked` (sorted) among sorted `keys` (boards
+/// or ranks) and their `rates`, 0 for a key not among them: found in
+/// steps from the one before, as asks come in order.
+fn rates_of<R: Rate>(keys: &[u64], rates: &[R], asked: &[u64]) -> Vec<u64> {
     let mut at = 0;
     asked
         .iter()
         .map(|&board| {
-            at = solve::gallop(boards, at, board);
-            let rate = if boards.get(at) == Some(&board) {
+            at = solve::gallop(keys, at, board);
+            let rate = if keys.get(at) == Some(&board) {
                 rates[at]
             } else {
                 R::default()

@@ -211,15 +211,14 @@ impl<R: Rate> Groups<'_, R> {
 mod tests {
     use super::*;
     use crate::Formation;
-    use crate::base::layer::rank::{Marks, bitmap_words};
-    use crate::build::generate::layer_space;
+    use crate::base::layer::rank::{Marks, Space, bitmap_words};
     use crate::build::in_memory;
 
     /// `layer` found by rank of its class, as the builder holds a free
     /// formation's layers (its boards in order of rank), unless its
     /// lookups would take too much for its size: then as it is.
     fn by_class(spec: &Spec, index: usize, layer: &Solved) -> Solved {
-        let space = layer_space(spec, index, |_, _| true).expect("a free formation");
+        let space = Space::of_layer(spec, index, |_, _| true).expect("a free formation");
         let mut bits = vec![0; bitmap_words(space.len()) as usize];
         for &board in layer.boards() {
             let rank = space.rank(board).expect("a board of the space");

@@ -56,12 +56,23 @@ impl Ranked {
             let rank = space.exact_rank(board)?;
             words[(rank / 64) as usize].bits |= 1 << (rank % 64);
         }
-        let mut before = 0;
-        for word in &mut words {
-            word.before = before;
-            before += u64::from(word.bits.count_ones());
-        }
+        count_before(&mut words);
         Some(Self { space, words })
+    }
+
+    /// Rank lookups over the boards of `space` of `ranks`, in increasing
+    /// order, whatever they take; `None` if a rank is out of order or past
+    /// the space's boards.
+    pub(crate) fn of_ranks(space: Space, ranks: &[u64]) -> Option<Self> {
+        if !ranks.is_sorted() || ranks.last().is_some_and(|&last| last >= space.len()) {
+            return None;
+        }
+        let mut words = vec![Word::default(); bitmap_words(space.len()) as usize];
+        for &rank in ranks {
+            words[(rank / 64) as usize].bits |= 1 << (rank % 64);
+        }
+        // Each rank once.
+        (count_before(&mut words) == ranks.len() as u64).then_some(Self { space, words })
     }
 
     /// Rank lookups over the positions of `marks` that `keep` keeps (by
@@ -107,6 +118,13 @@ impl Ranked {
         self.space.table_bytes() + (self.words.len() * size_of::<Word>()) as u64
     }
 
+    /// The number of positions it finds.
+    pub(crate) fn len(&self) -> usize {
+        self.words.last().map_or(0, |word| {
+            (word.before + u64::from(word.bits.count_ones())) as usize
+        })
+    }
+
     /// Whether the layer's positions are classes of a free formation's
     /// boards, in order of rank ([`Space::placed`]).
     pub fn is_free(&self) -> bool {
@@ -150,6 +168,17 @@ impl Ranked {
     pub(crate) fn at(&self, rank: u64) -> Option<usize> {
         self.positions().at(rank)
     }
+}
+
+/// Sets each word's count of the ranks before it; returns the ranks in
+/// all.
+fn count_before(words: &mut [Word]) -> u64 {
+    let mut before = 0;
+    for word in words {
+        word.before = before;
+        before += u64::from(word.bits.count_ones());
+    }
+    before
 }
 
 /// A [`Ranked`]'s bitmap borrowed, as [`Tables`] are.

@@ -5,6 +5,8 @@
 use std::ops::Range;
 use std::sync::Arc;
 
+use crate::Spec;
+use crate::base::position::free_sum;
 use crate::base::slide::LARGE;
 
 use super::half::{Half, NONE, boards_of_sum, table_bytes};
@@ -111,12 +113,31 @@ impl Space {
         if cells == 0 || cells > MOST_FREE {
             return None;
         }
-        let placements = Placements::new(large);
+        let placements = Placements::shared(large);
         let mut space = Self::within(u64::MAX << (4 * cells), sum, |tables, contents| {
             accept(tables + placements.bytes(), contents * placements.classes())
         })?;
-        space.placements = Some(Arc::new(placements));
+        space.placements = Some(placements);
         Some(space)
+    }
+
+    /// The space of layer `index` of `spec`: every board of the layer's
+    /// tile sum with the formation's large tiles, if they never move
+    /// ([`crate::Formation::fixed_large`]), or every class of them up to
+    /// the symmetries if they may sit anywhere
+    /// ([`crate::Formation::anywhere_large`]), and `accept(table bytes,
+    /// boards)` accepts what the space takes.
+    pub fn of_layer(
+        spec: &Spec,
+        index: usize,
+        accept: impl FnOnce(u64, u64) -> bool,
+    ) -> Option<Self> {
+        let formation = spec.formation();
+        let sum = u64::from(free_sum(formation.seeds()[0])) + 2 * index as u64;
+        match formation.fixed_large() {
+            Some(large) => Self::within(large, sum, accept),
+            None => Self::placed(formation.anywhere_large()?, sum, accept),
+        }
     }
 
     /// Whether the large tiles may sit anywhere: ranks are those of
