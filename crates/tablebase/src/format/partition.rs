@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use crate::base::layer::rank::{Marks, Space, bitmap_words};
+use crate::base::layer::rank::{Space, boards_of_ranks};
 use crate::{Error, Spec};
 
 /// How a table's layers are split: into `count` parts.
@@ -173,18 +173,13 @@ impl RankRanges {
         self.space.exact_rank(board)
     }
 
-    /// The boards of `ranks` (each under the space's size), canonical, in
-    /// order of rank, each once.
+    /// The boards of `ranks`, ranks of part `part`, canonical, in order of
+    /// rank, each once.
     ///
     /// # Panics
-    /// If a rank is past the space's boards.
-    pub(crate) fn boards(&self, ranks: impl Iterator<Item = u64>) -> Vec<u64> {
-        let mut bits = vec![0; bitmap_words(self.space.len()) as usize];
-        for rank in ranks {
-            bits[(rank / 64) as usize] |= 1 << (rank % 64);
-        }
-        let marks = Marks::new(self.space.clone(), bits).expect("ranks of the space");
-        marks.read_canonical(0, usize::MAX)
+    /// If a rank is not the part's.
+    pub(crate) fn boards(&self, part: usize, ranks: impl Iterator<Item = u64>) -> Vec<u64> {
+        boards_of_ranks(&self.space, self.ranks(part), ranks)
     }
 
     /// The ranks set in `bits`, a bitmap of the space, split by part,

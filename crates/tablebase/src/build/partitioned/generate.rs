@@ -137,7 +137,7 @@ impl Folder<'_> {
                 // One radix sort of them all: a merge of P runs by a heap
                 // took a tenth of a partitioned build's time.
                 LayerParts::Hashed(_) => sort_unique(concat(sent)),
-                LayerParts::Ranked(ranges) => ranges.boards(sent.iter().flatten().copied()),
+                LayerParts::Ranked(ranges) => ranges.boards(part, sent.iter().flatten().copied()),
             };
             make_folder_of(&path)?;
             write_words(&path, &boards)?;

@@ -104,19 +104,12 @@ impl Marks {
                 let from = start + piece * PIECE;
                 let ranks = self.rank_of(from)..self.rank_of(from + out.len());
                 let mut at = 0;
-                (self.space).visit_marked(&self.listing, &self.bits, ranks, |board| {
+                (self.space).visit_marked(&self.listing, (&self.bits, 0), ranks, |board| {
                     out[at] = board;
                     at += 1;
                 });
                 if canonical {
-                    // Four at a time in vector registers (`Canon::canonical_all`).
-                    let (fours, rest) = out.as_chunks_mut();
-                    for four in fours {
-                        *four = Canon::Full.canonical_all(*four);
-                    }
-                    for board in rest {
-                        *board = Canon::Full.canonical(*board);
-                    }
+                    make_canonical(out);
                 }
             });
         boards
@@ -147,6 +140,50 @@ impl Marks {
         }
         self.space.len()
     }
+}
+
+/// Puts each of `boards` in canonical form under the eight symmetries,
+/// four at a time in vector registers (`Canon::canonical_all`).
+fn make_canonical(boards: &mut [u64]) {
+    let (fours, rest) = boards.as_chunks_mut();
+    for four in fours {
+        *four = Canon::Full.canonical_all(*four);
+    }
+    for board in rest {
+        *board = Canon::Full.canonical(*board);
+    }
+}
+
+/// The boards of `ranks` in `space` (in increasing order, each once, all
+/// within `span`), canonical ([`Marks::read_canonical`]), in order of
+/// rank: through a bitmap of `span` alone, where [`Marks`] holds one of
+/// the whole space, for a part of a layer split by ranges of rank.
+///
+/// # Panics
+/// If a rank is outside `span`.
+pub(crate) fn boards_of_ranks(
+    space: &Space,
+    span: Range<u64>,
+    ranks: impl Iterator<Item = u64>,
+) -> Vec<u64> {
+    let first_word = span.start / 64;
+    let mut bits = vec![0u64; (span.end.div_ceil(64) - first_word) as usize];
+    let mut count = 0;
+    for rank in ranks {
+        assert!(span.contains(&rank), "a rank within the span");
+        let word = &mut bits[(rank / 64 - first_word) as usize];
+        count += usize::from(*word & 1 << (rank % 64) == 0);
+        *word |= 1 << (rank % 64);
+    }
+    let mut boards = Vec::with_capacity(count);
+    let listing = Listing::new(space);
+    space.visit_marked(&listing, (&bits, first_word), span, |board| {
+        boards.push(board);
+    });
+    if space.is_free() {
+        make_canonical(&mut boards);
+    }
+    boards
 }
 
 /// A space's boards in the order of their ranks, a high half at a time:
@@ -183,11 +220,12 @@ impl Listing {
 
     /// Calls `visit` with the boards of `space` whose ranks among the
     /// contents of its free cells, within `ranks`, are set in `bits` from
-    /// bit `offset` on, in increasing order.
+    /// bit `offset` on, in increasing order; `bits` starts at word
+    /// `first_word` of the bitmap.
     pub(super) fn visit(
         &self,
         space: &Space,
-        bits: &[u64],
+        (bits, first_word): (&[u64], u64),
         offset: u64,
         ranks: Range<u64>,
         mut visit: impl FnMut(u64),
@@ -213,7 +251,7 @@ impl Listing {
             // start of the last.
             let below = u64::MAX << from.saturating_sub(base);
             let above = u64::MAX >> (base + 64).saturating_sub(to);
-            let mut set = bits[word as usize] & below & above;
+            let mut set = bits[(word - first_word) as usize] & below & above;
             while set != 0 {
                 let rank = base + u64::from(set.trailing_zeros()) - offset;
                 set &= set - 1;

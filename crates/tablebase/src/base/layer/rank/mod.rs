@@ -38,6 +38,7 @@ mod space;
 
 pub(crate) use half::Tables;
 pub use marks::Marks;
+pub(crate) use marks::boards_of_ranks;
 pub(crate) use ranked::Ranked;
 pub(crate) use space::Space;
 

@@ -56,7 +56,11 @@ impl Ranked {
             let rank = space.exact_rank(board)?;
             words[(rank / 64) as usize].bits |= 1 << (rank % 64);
         }
-        count_before(&mut words);
+        let mut before = 0;
+        for word in &mut words {
+            word.before = before;
+            before += u64::from(word.bits.count_ones());
+        }
         Some(Self { space, words })
     }
 
@@ -67,12 +71,28 @@ impl Ranked {
         if !ranks.is_sorted() || ranks.last().is_some_and(|&last| last >= space.len()) {
             return None;
         }
-        let mut words = vec![Word::default(); bitmap_words(space.len()) as usize];
-        for &rank in ranks {
-            words[(rank / 64) as usize].bits |= 1 << (rank % 64);
+        // The words in turn, each written once: the ranks are in order.
+        let count = bitmap_words(space.len()) as usize;
+        let mut words = Vec::with_capacity(count);
+        let mut ranks = ranks.iter().peekable();
+        let mut before = 0;
+        for word in 0..count as u64 {
+            let mut bits = 0u64;
+            while let Some(&&rank) = ranks.peek() {
+                if rank / 64 != word {
+                    break;
+                }
+                // A repeated rank would be counted twice.
+                if bits & 1 << (rank % 64) != 0 {
+                    return None;
+                }
+                bits |= 1 << (rank % 64);
+                ranks.next();
+            }
+            words.push(Word { bits, before });
+            before += u64::from(bits.count_ones());
         }
-        // Each rank once.
-        (count_before(&mut words) == ranks.len() as u64).then_some(Self { space, words })
+        Some(Self { space, words })
     }
 
     /// Rank lookups over the positions of `marks` that `keep` keeps (by
@@ -168,17 +188,6 @@ impl Ranked {
     pub(crate) fn at(&self, rank: u64) -> Option<usize> {
         self.positions().at(rank)
     }
-}
-
-/// Sets each word's count of the ranks before it; returns the ranks in
-/// all.
-fn count_before(words: &mut [Word]) -> u64 {
-    let mut before = 0;
-    for word in words {
-        word.before = before;
-        before += u64::from(word.bits.count_ones());
-    }
-    before
 }
 
 /// A [`Ranked`]'s bitmap borrowed, as [`Tables`] are.

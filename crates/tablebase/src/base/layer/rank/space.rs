@@ -244,13 +244,14 @@ impl Space {
     }
 
     /// Calls `visit` with the boards whose ranks, within `ranks`, are set
-    /// in `bits`, in increasing order of rank: for a free formation, the
+    /// in `bits` (words of the bitmap from the word numbered beside them),
+    /// in increasing order of rank: for a free formation, the
     /// board of each class with the class's smallest placement and, of
     /// those, the smallest.
     pub(super) fn visit_marked(
         &self,
         listing: &Listing,
-        bits: &[u64],
+        bits: (&[u64], u64),
         ranks: Range<u64>,
         mut visit: impl FnMut(u64),
     ) {

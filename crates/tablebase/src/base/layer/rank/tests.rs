@@ -290,6 +290,26 @@ fn free_ranks_are_those_of_symmetry_classes() {
             read[start..(start + 300).min(read.len())]
         );
     }
+    // A span's ranks listed through a bitmap of the span alone: the
+    // canonical boards the marks list, repeats once.
+    let canonical = marks.read_canonical(0, usize::MAX);
+    for span in [
+        0..space.len(),
+        70..ranks[ranks.len() / 2],
+        ranks[9]..ranks[300] + 1,
+    ] {
+        let within = |rank: &&u64| span.contains(*rank);
+        let expected: Vec<u64> = (ranks.iter().zip(&canonical))
+            .filter(|(rank, _)| within(rank))
+            .map(|(_, &board)| board)
+            .collect();
+        let twice = ranks.iter().filter(within).flat_map(|&rank| [rank, rank]);
+        assert_eq!(
+            boards_of_ranks(&space, span.clone(), twice),
+            expected,
+            "{span:?}"
+        );
+    }
     // Thirteen free cells are too many; sixteen, no placement.
     assert!(Space::placed(3, 40, |_, _| true).is_none());
     assert!(Space::placed(0, 40, |_, _| true).is_none());
@@ -361,4 +381,27 @@ fn sparse_or_irregular_layers_are_not_ranked() {
             "{stranger:016x}"
         );
     }
+}
+
+/// Lookups made from ranks in order find each at its position and no
+/// other; ranks out of order, repeated or past the space are refused.
+#[test]
+fn lookups_of_ranks_find_their_positions() {
+    let space = Space::placed(8, 14, |_, _| true).unwrap();
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+    let mut ranks: Vec<u64> = (0..5_000).map(|_| rng.next_u64() % space.len()).collect();
+    ranks.sort_unstable();
+    ranks.dedup();
+    let ranked = Ranked::of_ranks(space.clone(), &ranks).unwrap();
+    assert_eq!(ranked.len(), ranks.len());
+    for (position, &rank) in ranks.iter().enumerate() {
+        assert_eq!(ranked.at(rank), Some(position));
+        if rank + 1 < space.len() && ranks.binary_search(&(rank + 1)).is_err() {
+            assert_eq!(ranked.at(rank + 1), None);
+        }
+    }
+    let repeated = [ranks[0], ranks[0]];
+    assert!(Ranked::of_ranks(space.clone(), &repeated).is_none());
+    assert!(Ranked::of_ranks(space.clone(), &[ranks[1], ranks[0]]).is_none());
+    assert!(Ranked::of_ranks(space.clone(), &[space.len()]).is_none());
 }
