@@ -147,22 +147,23 @@ fn tasks_run_again_make_the_same_table() {
     }
 }
 
+/// A small L3 table, a folder for it, and options that split it in two.
+fn small_in_two_parts() -> (Spec, tempfile::TempDir, Options) {
+    let formation = Formation::builtin("L3").unwrap().with_extra_steps(4);
+    let options = Options {
+        partitions: Some(2),
+        ..Options::default()
+    };
+    let spec = Spec::new(formation, 5, 0.1).unwrap();
+    (spec, tempfile::tempdir().unwrap(), options)
+}
+
 /// A task of an earlier stage not run, or one past the table's layers or
 /// parts, is one clear error; so is a task given a table that is not
 /// partitioned.
 #[test]
 fn tasks_out_of_order_or_out_of_range_are_refused() {
-    let spec = Spec::new(
-        Formation::builtin("L3").unwrap().with_extra_steps(4),
-        5,
-        0.1,
-    )
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let options = Options {
-        partitions: Some(2),
-        ..Options::default()
-    };
+    let (spec, dir, options) = small_in_two_parts();
     partitioned::prepare(&spec, dir.path(), options).unwrap();
     let message = |task: Task| task.run(dir.path()).unwrap_err().to_string();
     assert!(
@@ -209,17 +210,7 @@ fn tasks_out_of_order_or_out_of_range_are_refused() {
 /// they are asked for, not rates of 0.
 #[test]
 fn working_rates_of_another_part_are_refused() {
-    let spec = Spec::new(
-        Formation::builtin("L3").unwrap().with_extra_steps(4),
-        5,
-        0.1,
-    )
-    .unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let options = Options {
-        partitions: Some(2),
-        ..Options::default()
-    };
+    let (spec, dir, options) = small_in_two_parts();
     let manifest = partitioned::prepare(&spec, dir.path(), options).unwrap();
     assert!(manifest.options.ranked_parts);
     for stage in partitioned::plan(&spec, Partitions::new(2).unwrap()) {

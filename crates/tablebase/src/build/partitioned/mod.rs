@@ -1,7 +1,8 @@
 //! A build as tasks over partitioned layers (docs/distributed.md).
 //!
-//! Each layer is split into parts by a hash of the canonical board
-//! ([`Partitions`]), and every step of the build is a task over one part
+//! Each layer is split into parts by ranges of rank where the layers'
+//! boards have ranks, else by a hash of the canonical board
+//! ([`crate::LayerParts`]), and every step of the build is a task over one part
 //! of one layer that reads and writes files in the table's folder only:
 //! generation expands a part of the two layers before a layer and sorts
 //! the children into the layer's parts (a map and a shuffle through
