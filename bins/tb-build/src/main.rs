@@ -44,8 +44,9 @@ enum Command {
         /// files on disk [default: half the memory available now]
         #[arg(long, value_name = "SIZE", value_parser = cli::parse_memory)]
         memory: Option<u64>,
-        /// Split every layer into P parts and build it as tasks over the
-        /// parts, one after another, as a cluster would run them
+        /// Split every layer into P parts (by rank where the formation ranks
+        /// its boards, else by hash) and build it as tasks over the parts,
+        /// a stage's tasks at once, as a cluster would run them
         /// (docs/distributed.md); the table is the same
         #[arg(long, value_name = "P", conflicts_with_all = ["optimal_only", "memory"])]
         partitions: Option<u32>,

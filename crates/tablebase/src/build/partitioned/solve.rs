@@ -217,8 +217,8 @@ impl Folder<'_> {
                         Ranked::of_ranks(ranges.space().clone(), &keys).ok_or_else(|| {
                             Error::File {
                                 path: asks_path.clone(),
-                                problem: "asks for ranks out of order; remove the table's folder \
-                                      to build it anew"
+                                problem: "asks for ranks out of order or past the layer's; remove \
+                                          the table's folder to build it anew"
                                     .to_owned(),
                             }
                         })?;
@@ -269,9 +269,9 @@ fn rates_of<R: Rate>(keys: &[u64], rates: &[R], asked: &[u64]) -> Vec<u64> {
     let mut at = 0;
     asked
         .iter()
-        .map(|&board| {
-            at = solve::gallop(keys, at, board);
-            let rate = if keys.get(at) == Some(&board) {
+        .map(|&key| {
+            at = solve::gallop(keys, at, key);
+            let rate = if keys.get(at) == Some(&key) {
                 rates[at]
             } else {
                 R::default()

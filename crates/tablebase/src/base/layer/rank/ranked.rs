@@ -65,8 +65,8 @@ impl Ranked {
     }
 
     /// Rank lookups over the boards of `space` of `ranks`, in increasing
-    /// order, whatever they take; `None` if a rank is out of order or past
-    /// the space's boards.
+    /// order, whatever they take; `None` if a rank is out of order,
+    /// repeated or past the space's boards.
     pub(crate) fn of_ranks(space: Space, ranks: &[u64]) -> Option<Self> {
         if !ranks.is_sorted() || ranks.last().is_some_and(|&last| last >= space.len()) {
             return None;
