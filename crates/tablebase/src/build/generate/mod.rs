@@ -197,35 +197,37 @@ impl Reached {
     /// The positions marked by every thread, or `None` if a child was
     /// outside the space: the layer is then not this one's to make.
     pub fn into_marks(self) -> Option<Marks> {
-        let space = self.space.clone();
-        let marked = self.into_bits()?;
-        Some(Marks::new(space, marked).expect("one word for every 64 boards of the space"))
+        let marked = joined(self.bits, self.inside)?;
+        Some(Marks::new(self.space, marked).expect("one word for every 64 boards of the space"))
     }
 
     /// The bitmap of the ranks marked by every thread, or `None` if a
     /// child was outside the space.
     pub fn into_bits(self) -> Option<Vec<u64>> {
-        let Self {
-            mut bits, inside, ..
-        } = self;
-        if !inside {
-            return None;
-        }
-        // The other threads' bitmaps are joined into one, a part at a time.
-        const PART: usize = 1 << 12;
-        let mut marked = bits.pop().unwrap_or_default();
-        marked
-            .par_chunks_mut(PART)
-            .enumerate()
-            .for_each(|(at, words)| {
-                for other in &bits {
-                    for (word, &more) in words.iter_mut().zip(&other[at * PART..]) {
-                        *word |= more;
-                    }
-                }
-            });
-        Some(marked)
+        joined(self.bits, self.inside)
     }
+}
+
+/// The threads' bitmaps `bits` joined into one, if every child marked was
+/// `inside` the space.
+fn joined(mut bits: Vec<Vec<u64>>, inside: bool) -> Option<Vec<u64>> {
+    if !inside {
+        return None;
+    }
+    // The other threads' bitmaps are joined into one, a part at a time.
+    const PART: usize = 1 << 12;
+    let mut marked = bits.pop().unwrap_or_default();
+    marked
+        .par_chunks_mut(PART)
+        .enumerate()
+        .for_each(|(at, words)| {
+            for other in &bits {
+                for (word, &more) in words.iter_mut().zip(&other[at * PART..]) {
+                    *word |= more;
+                }
+            }
+        });
+    Some(marked)
 }
 
 /// Marks the children of `parents`, positions of layer `parent_layer`
