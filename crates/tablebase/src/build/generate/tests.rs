@@ -1,4 +1,5 @@
 use super::*;
+use crate::base::layer::rank::Space;
 use crate::base::position::free_sum;
 
 /// Marking children by rank makes the layers that sorting them makes,
@@ -95,16 +96,8 @@ fn reached_layers_are_the_sorted_layers() {
             if name == "L3" && !run(&spec, &mover, index - 1, 1, two).is_empty() {
                 let sum = free_sum(expected[0]);
                 let space = Space::within(0xffff_ff00_0000_0000, sum.into(), |_, _| true);
-                let mut outside = Reached {
-                    bits: vec![vec![
-                        0;
-                        bitmap_words(space.as_ref().unwrap().len()) as usize
-                    ]],
-                    space: space.unwrap(),
-                    inside: true,
-                };
+                let mut outside = Reached::in_space(space.unwrap());
                 let mut inside = Reached::new(&spec, index + 1, u64::MAX).expect(name);
-                inside.bits.truncate(1);
                 mark(
                     &spec,
                     &mover,
@@ -120,6 +113,47 @@ fn reached_layers_are_the_sorted_layers() {
         if name == "L3" || name == "free8" {
             assert!(by_rank > 10, "{by_rank} layers of {name} marked by rank");
         }
+    }
+}
+
+/// Layers marked on one thread, on two with a bitmap each and on three
+/// that share one are those sorting makes: the first layers of several
+/// chunks of parents.
+#[test]
+fn marks_are_alike_on_any_threads() {
+    for (name, target) in [("L3", 6), ("free8", 4)] {
+        let spec = Spec::new(crate::Formation::builtin(name).unwrap(), target, 0.1).unwrap();
+        let mover = Mover::new(spec.formation().large());
+        let mut layers = vec![spec.formation().layer_zero()];
+        let mut tried = 0;
+        for index in 1..spec.steps() {
+            let parent = |layer: usize| match spec.expands(layer) {
+                true => layers[layer].as_slice(),
+                false => &[],
+            };
+            let two = parent(index - 1);
+            let four = index.checked_sub(2).map_or(&[][..], parent);
+            let expected = by_sorting(&spec, &mover, index, two, four);
+            if two.len() > 4 * super::CHUNK && tried < 6 {
+                tried += 1;
+                for threads in [1, 2, 3] {
+                    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build();
+                    let marked = pool.unwrap().install(|| {
+                        let mut reached = Reached::new(&spec, index, u64::MAX).expect(name);
+                        mark(&spec, &mover, index - 1, two, [Some(&mut reached), None]);
+                        let after_four = [None, Some(&mut reached)];
+                        mark(&spec, &mover, index.saturating_sub(2), four, after_four);
+                        reached.into_marks().expect(name).sorted_boards()
+                    });
+                    assert_eq!(marked, expected, "{name} layer {index}, {threads} threads");
+                }
+            }
+            if tried == 6 {
+                break;
+            }
+            layers.push(expected);
+        }
+        assert_eq!(tried, 6, "{name}: layers of several chunks");
     }
 }
 
