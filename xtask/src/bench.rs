@@ -40,6 +40,33 @@ pub struct Options {
     /// thread, TDL2048+'s options for the same method in its column
     #[arg(long)]
     pub methods: bool,
+    /// Thread counts of training and testing [default: 1 and all cores]
+    #[arg(long, value_delimiter = ',', conflicts_with = "scaling")]
+    pub threads: Vec<usize>,
+    /// Training and testing on 1, 2, 4, ... threads up to all cores, and a
+    /// table of the speed-up over one thread (TDL2048+'s beside, with
+    /// `--tdl2048`)
+    #[arg(long)]
+    pub scaling: bool,
+}
+
+/// The thread counts a recipe measures: `threads` if given; with
+/// `scaling`, 1, 2, 4, ... up to all cores (and all cores); else 1 and all
+/// cores.
+pub(crate) fn thread_counts(threads: &[usize], scaling: bool) -> Vec<usize> {
+    let all = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut counts: Vec<usize> = if !threads.is_empty() {
+        threads.to_vec()
+    } else if scaling {
+        std::iter::successors(Some(1), |&count| Some(count * 2))
+            .take_while(|&count| count < all)
+            .chain([all])
+            .collect()
+    } else {
+        vec![1, all]
+    };
+    counts.dedup();
+    counts
 }
 
 /// A learning method `--methods` measures.
@@ -115,6 +142,9 @@ const METHODS: &[Method] = &[
 struct Row {
     name: String,
     unit: &'static str,
+    /// For a speed measured at several thread counts: what was measured
+    /// and on how many threads, for the scaling table.
+    scaling: Option<(String, usize)>,
     /// Per program (this build's, then `--vs`'s or `--tdl2048`'s): the
     /// values and peak memories.
     values: [Vec<f64>; 2],
@@ -150,6 +180,7 @@ pub fn bench(options: &Options) -> Result<(), String> {
         .collect();
     let rows = in_scratch("bench", |scratch| measure(options, &builds, scratch))?;
     print!("{}", table(options, &rows));
+    print!("{}", scaling_table(options, &rows));
     if let Some(path) = &options.json {
         // Written beside, then renamed: an interrupted write never leaves a
         // truncated file under the name.
@@ -173,7 +204,7 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
         (options.episodes, options.runs.max(1))
     };
     let all = std::thread::available_parallelism().map_or(1, usize::from);
-    let threads: Vec<usize> = if all > 1 { vec![1, all] } else { vec![1] };
+    let threads = thread_counts(&options.threads, options.scaling);
     let plan = format!("1x{episodes}");
     let mut rows: Vec<Row> = Vec::new();
     for round in 1..=runs {
@@ -187,6 +218,9 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
             for network in &options.networks {
                 for &threads in &threads {
                     eprintln!("round {round}/{runs}, {label}: {network} on {threads} thread(s)");
+                    // A block for each thread: TDL2048+ gives each of its
+                    // processes whole blocks.
+                    let plan = format!("{threads}x{}", (episodes / threads as u64).max(1));
                     // TDL2048+'s options; train also takes them.
                     let recipe = ["-n", network, "-t", &plan, "-e", &plan, "-s", "1", "-p"]
                         .into_iter()
@@ -210,13 +244,8 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                         outputs.push((1, "TDL2048+", ran));
                     }
                     for (column, program, ran) in outputs {
-                        let speeds = block_speeds(&ran.stdout);
-                        let [trained, tested] = speeds[..] else {
-                            return Err(format!(
-                                "{program} printed {} block lines, not 2",
-                                speeds.len()
-                            ));
-                        };
+                        let [trained, tested] = phase_speeds(&ran.stdout)
+                            .map_err(|problem| format!("{program}: {problem}"))?;
                         for (what, value) in [("training", trained), ("1-ply testing", tested)] {
                             record(
                                 &mut rows,
@@ -225,7 +254,8 @@ fn measure(options: &Options, builds: &[PathBuf], scratch: &Path) -> Result<Vec<
                                 column,
                                 value / 1e6,
                                 ran.peak,
-                            );
+                            )
+                            .scaling = Some((format!("{network} {what}"), threads));
                         }
                     }
                 }
@@ -378,29 +408,32 @@ fn measure_methods(
 }
 
 /// Adds a value and a peak to `column` of the row named `name`, a new row
-/// if there is none yet.
-fn record(
-    rows: &mut Vec<Row>,
+/// if there is none yet, and returns the row.
+fn record<'a>(
+    rows: &'a mut Vec<Row>,
     name: String,
     unit: &'static str,
     column: usize,
     value: f64,
     peak: u64,
-) {
+) -> &'a mut Row {
     let index = match rows.iter().position(|row| row.name == name) {
         Some(index) => index,
         None => {
             rows.push(Row {
                 name,
                 unit,
+                scaling: None,
                 values: Default::default(),
                 peaks: Default::default(),
             });
             rows.len() - 1
         }
     };
-    rows[index].values[column].push(value);
-    rows[index].peaks[column].push(peak);
+    let row = &mut rows[index];
+    row.values[column].push(value);
+    row.peaks[column].push(peak);
+    row
 }
 
 /// What `work` returns, given a scratch folder of its own (named for
@@ -493,6 +526,41 @@ pub fn block_speeds(log: &str) -> Vec<f64> {
                 .ok()
         })
         .collect()
+}
+
+/// The training and the testing speed (moves/s) of a log of as many
+/// blocks of each: the first half of its block lines, then the second.
+/// Blocks one after another (train's, or one thread's) make moves over
+/// their time together; blocks tagged with a thread (`[1]`, TDL2048+'s
+/// processes) run at once, so their speeds add up, as TDL2048+'s own
+/// summary adds them.
+pub fn phase_speeds(log: &str) -> Result<[f64; 2], String> {
+    let blocks: Vec<(f64, f64, bool)> = log
+        .lines()
+        .filter(|line| line.starts_with(|c: char| c.is_ascii_digit()) && line.contains('/'))
+        .filter_map(|line| {
+            let mut words = line.split_whitespace().skip(1);
+            let millis = words.next()?.strip_suffix("ms")?.parse().ok()?;
+            let speed = words.next()?.strip_suffix("ops")?.parse().ok()?;
+            Some((millis, speed, words.next().is_some_and(|tag| tag.starts_with('['))))
+        })
+        .collect();
+    if blocks.is_empty() || blocks.len() % 2 != 0 {
+        return Err(format!(
+            "{} block lines, not as many for testing as for training",
+            blocks.len()
+        ));
+    }
+    let speed = |blocks: &[(f64, f64, bool)]| {
+        if blocks.iter().any(|&(.., tagged)| tagged) {
+            blocks.iter().map(|&(_, speed, _)| speed).sum()
+        } else {
+            let moves: f64 = blocks.iter().map(|&(millis, speed, _)| millis * speed).sum();
+            moves / blocks.iter().map(|&(millis, ..)| millis).sum::<f64>()
+        }
+    };
+    let (trained, tested) = blocks.split_at(blocks.len() / 2);
+    Ok([speed(trained), speed(tested)])
 }
 
 /// The `ms/move` of eval's search line (`search: 0.028 ms/move, ...`).
@@ -622,6 +690,66 @@ fn table(options: &Options, rows: &[Row]) -> String {
     lines.join("\n")
 }
 
+/// The speeds measured at several thread counts as a Markdown table, each
+/// beside its speed-up over one thread (the ratio of the medians), for
+/// this build and the second column's program; empty unless some speed
+/// was measured on one thread and on more.
+fn scaling_table(options: &Options, rows: &[Row]) -> String {
+    let mut scaled: Vec<(&Row, &str, usize)> = rows
+        .iter()
+        .filter_map(|row| {
+            let (what, threads) = row.scaling.as_ref()?;
+            Some((row, what.as_str(), *threads))
+        })
+        .collect();
+    // Each measurement's thread counts together, in the order measured.
+    let whats: Vec<&str> = scaled.iter().map(|&(_, what, _)| what).collect();
+    scaled.sort_by_key(|&(_, what, threads)| (whats.iter().position(|&of| of == what), threads));
+    let one_thread = |what: &str, column: usize| {
+        scaled
+            .iter()
+            .find(|&&(row, of, threads)| of == what && threads == 1 && !row.values[column].is_empty())
+            .map(|(row, ..)| median(&row.values[column]))
+    };
+    let compared = scaled
+        .iter()
+        .any(|&(_, what, threads)| threads > 1 && one_thread(what, 0).is_some());
+    if !compared {
+        return String::new();
+    }
+    let other = match (&options.tdl2048, &options.vs) {
+        (Some(_), _) => Some("TDL2048+"),
+        (None, Some(_)) => Some("--vs build"),
+        (None, None) => None,
+    };
+    let mut lines = vec![
+        "\n| measurement | threads | this build, M moves/s | speed-up |".to_owned(),
+        "|---|---|---|---|".to_owned(),
+    ];
+    if let Some(other) = other {
+        lines[0].push_str(&format!(" {other}, M moves/s | speed-up |"));
+        lines[1].push_str("---|---|");
+    }
+    for &(row, what, threads) in &scaled {
+        let columns = if other.is_some() { 0..2 } else { 0..1 };
+        let cells: Vec<String> = columns
+            .map(|column| {
+                let values = &row.values[column];
+                let speed_up = match one_thread(what, column) {
+                    Some(one) if !values.is_empty() => format!("{:.2}", median(values) / one),
+                    _ => "-".to_owned(),
+                };
+                format!(" {} | {speed_up} |", summarise(values))
+            })
+            .collect();
+        lines.push(format!("| {what} | {threads} |{}", cells.concat()));
+    }
+    lines.push(
+        "\nSpeed-up: the median on that many threads over the median on one.\n".to_owned(),
+    );
+    lines.join("\n")
+}
+
 /// The rows as JSON, for comparisons over time.
 fn json(rows: &[Row]) -> String {
     let entries: Vec<serde_json::Value> = rows
@@ -630,6 +758,7 @@ fn json(rows: &[Row]) -> String {
             serde_json::json!({
                 "measurement": row.name,
                 "unit": row.unit,
+                "threads": row.scaling.as_ref().map(|(_, threads)| threads),
                 "median": median_or_null(&row.values[0]),
                 "values": row.values[0],
                 "peak_bytes": row.peaks[0].iter().max(),
@@ -661,10 +790,13 @@ mod tests {
             vs: vs.map(PathBuf::from),
             tdl2048: tdl2048.map(PathBuf::from),
             methods: false,
+            threads: Vec::new(),
+            scaling: false,
         };
         let rows = [Row {
             name: "4x6patt training, 1 thread(s)".to_owned(),
             unit: "M moves/s",
+            scaling: None,
             values: [vec![2.0], vec![1.5]],
             peaks: [vec![1 << 20], vec![2 << 20]],
         }];
@@ -686,6 +818,57 @@ mod tests {
                 "| 4x6patt training, 1 thread(s) | M moves/s | 2.000 (2.000-2.000) | 1 |\n"
             )
         );
+    }
+
+    /// Speeds at several thread counts are set over their one-thread
+    /// figure, measurement by measurement, for both programs.
+    #[test]
+    fn the_scaling_table_divides_by_one_thread() {
+        let options = Options {
+            networks: Vec::new(),
+            episodes: 1,
+            runs: 1,
+            quick: false,
+            json: None,
+            vs: None,
+            tdl2048: Some(PathBuf::from("2048")),
+            methods: false,
+            threads: Vec::new(),
+            scaling: true,
+        };
+        let row = |what: &str, threads: usize, ours: Vec<f64>, theirs: Vec<f64>| Row {
+            name: format!("{what}, {threads} thread(s)"),
+            unit: "M moves/s",
+            scaling: Some((what.to_owned(), threads)),
+            values: [ours, theirs],
+            peaks: Default::default(),
+        };
+        let rows = [
+            row("4x6patt training", 1, vec![2.0, 2.2, 1.8], vec![2.5]),
+            row("4x6patt 1-ply testing", 1, vec![3.0], vec![]),
+            row("4x6patt training", 4, vec![7.0, 6.0, 8.0], vec![5.0]),
+            row("4x6patt 1-ply testing", 4, vec![12.0], vec![4.0]),
+        ];
+        let table = scaling_table(&options, &rows);
+        let lines: Vec<&str> = table.lines().filter(|line| line.starts_with("| 4x6")).collect();
+        assert_eq!(
+            lines,
+            [
+                "| 4x6patt training | 1 | 2.000 (1.800-2.200) | 1.00 | 2.500 (2.500-2.500) | 1.00 |",
+                "| 4x6patt training | 4 | 7.000 (6.000-8.000) | 3.50 | 5.000 (5.000-5.000) | 2.00 |",
+                "| 4x6patt 1-ply testing | 1 | 3.000 (3.000-3.000) | 1.00 | - | - |",
+                "| 4x6patt 1-ply testing | 4 | 12.00 (12.00-12.00) | 4.00 | 4.000 (4.000-4.000) | - |",
+            ],
+            "{table}"
+        );
+        assert!(table.contains("| TDL2048+, M moves/s | speed-up |"), "{table}");
+        // One thread only: nothing to scale.
+        assert_eq!(scaling_table(&options, &rows[..2]), "");
+        assert_eq!(thread_counts(&[3, 3, 5], true), [3, 5]);
+        let all = std::thread::available_parallelism().map_or(1, usize::from);
+        let scaling = thread_counts(&[], true);
+        assert_eq!((scaling[0], scaling.last()), (1, Some(&all)));
+        assert!(scaling.windows(2).all(|pair| pair[1] <= 2 * pair[0] && pair[1] > pair[0]));
     }
 
     /// A program named relative to where the recipe runs is found there,
@@ -711,6 +894,20 @@ mod tests {
     fn figures_are_read_from_each_program() {
         let train = "001/001 367ms 1364722.07ops\nlocal: ...\n001/001 10ms 2000000.5ops\n";
         assert_eq!(block_speeds(train), [1_364_722.07, 2_000_000.5]);
+        // train's blocks one after another: moves over time.
+        let train = "001/002 100ms 4000000.0ops\n002/002 300ms 2000000.0ops\n\
+                     001/002 100ms 6000000.0ops\n002/002 100ms 8000000.0ops\n\
+                     summary 200ms 7000000.0ops\n";
+        assert_eq!(phase_speeds(train), Ok([2_500_000.0, 7_000_000.0]));
+        // TDL2048+'s processes at once: speeds added.
+        let tdl = "001/001 208ms 2595317.31ops [0]\nlocal:  avg=8151\n\
+                   001/001 358ms 1837318.44ops [1]\n\
+                   001/001 222ms 3326103.60ops [0]\n001/001 230ms 3128008.70ops [1]\n\
+                   summary 226ms 6450606.19ops (2x)\n";
+        let [trained, tested] = phase_speeds(tdl).unwrap();
+        assert!((trained - 4_432_635.75).abs() < 1e-3, "{trained}");
+        assert!((tested - 6_454_112.30).abs() < 1e-3, "{tested}");
+        assert!(phase_speeds("001/001 1ms 5.0ops\n").unwrap_err().contains("1 block lines"));
         let eval = "summary 59ms 35238.25ops\nsearch: 0.028 ms/move, 210 nodes/move\n";
         assert_eq!(search_millis(eval), Some(0.028));
         let table = "done: 1000 positions generated, 900 stored in 4 bytes (1 bytes per \

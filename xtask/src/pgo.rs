@@ -118,6 +118,7 @@ pub fn tablebase(options: &TablebaseOptions) -> Result<(), String> {
     crate::tablebase::tablebase(&crate::tablebase::Options {
         tables: options.tables.clone(),
         threads: vec![cores],
+        scaling: false,
         runs: options.rounds,
         precision: "u32".to_owned(),
         vs: Some(bin),

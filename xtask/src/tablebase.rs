@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::bench::{in_scratch, median, peak_mib, run_program, summarise};
+use crate::bench::{in_scratch, median, peak_mib, run_program, summarise, thread_counts};
 use crate::{run_cargo, workspace_root};
 
 /// The options of `cargo xtask tablebase`.
@@ -22,8 +22,13 @@ pub struct Options {
     #[arg(long, value_delimiter = ',', default_value = "442-128,L3-128,L3-256")]
     pub tables: Vec<String>,
     /// Thread counts [default: 1 and all cores]
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', conflicts_with = "scaling")]
     pub threads: Vec<usize>,
+    /// Builds on 1, 2, 4, ... threads up to all cores, and a table of each
+    /// count's wall-time speed-up, CPU time and peak memory over one
+    /// thread's
+    #[arg(long)]
+    pub scaling: bool,
     /// Rounds; each builds every table at every thread count once
     #[arg(long, default_value_t = 3)]
     pub runs: usize,
@@ -82,12 +87,7 @@ pub fn tablebase(options: &Options) -> Result<(), String> {
         return Err(format!("{}: no such program (--vs)", other.display()));
     }
     run_cargo(&["build", "--release", "-p", "tb-build"])?;
-    let threads = if options.threads.is_empty() {
-        let all = std::thread::available_parallelism().map_or(1, usize::from);
-        if all > 1 { vec![1, all] } else { vec![1] }
-    } else {
-        options.threads.clone()
-    };
+    let threads = thread_counts(&options.threads, options.scaling);
     let mut rows: Vec<Row> = tables
         .iter()
         .zip(&options.tables)
@@ -108,6 +108,7 @@ pub fn tablebase(options: &Options) -> Result<(), String> {
         "{}",
         report(&rows, options.vs.is_some(), &options.precision)
     );
+    print!("{}", scaling(&rows));
     Ok(())
 }
 
@@ -248,6 +249,49 @@ fn report(rows: &[Row], vs: bool, precision: &str) -> String {
     lines.join("\n")
 }
 
+/// Each table built on one thread and on more, as a Markdown table of
+/// this build's medians on each thread count over those on one: the
+/// wall time's speed-up, the CPU time's and the peak memory's growth.
+/// Empty where no table was built on one thread and on more.
+fn scaling(rows: &[Row]) -> String {
+    let one_thread = |table: &str| {
+        rows.iter()
+            .find(|row| row.table == table && row.threads == 1 && !row.runs[0].wall.is_empty())
+    };
+    let scaled: Vec<(&Row, &Row)> = rows
+        .iter()
+        .filter_map(|row| Some((row, one_thread(&row.table)?)))
+        .collect();
+    if !scaled.iter().any(|(row, _)| row.threads > 1) {
+        return String::new();
+    }
+    let mut lines = vec![
+        "\n| table | threads | wall s | speed-up | CPU s | CPU over 1 thread's | peak MiB | peak over 1 thread's |".to_owned(),
+        "|---|---|---|---|---|---|---|---|".to_owned(),
+    ];
+    let peak = |runs: &Runs| runs.peak.iter().max().map_or(0.0, |&peak| peak as f64);
+    for (row, one) in scaled {
+        let [this, one] = [&row.runs[0], &one.runs[0]];
+        lines.push(format!(
+            "| {} | {} | {} | {:.2} | {} | {:.2} | {} | {:.2} |",
+            row.table,
+            row.threads,
+            summarise(&this.wall),
+            median(&one.wall) / median(&this.wall),
+            summarise(&this.cpu),
+            median(&this.cpu) / median(&one.cpu),
+            peak_mib(&this.peak),
+            peak(this) / peak(one),
+        ));
+    }
+    lines.push(
+        "\nSpeed-up: the median wall time on one thread over that on this many; CPU time \
+         and peak memory over one thread's (medians; peaks the largest)\n"
+            .to_owned(),
+    );
+    lines.join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -299,6 +343,29 @@ mod tests {
             split.unwrap(),
             (whole.display().to_string(), "256".to_owned())
         );
+    }
+
+    #[test]
+    fn the_scaling_table_divides_by_one_thread() {
+        let rows = [
+            row("L3-256", 1, [runs(&[20.0, 22.0, 24.0], 40), Runs::default()]),
+            row("L3-256", 4, [runs(&[24.0, 26.0, 25.0], 48), Runs::default()]),
+            // No one-thread build: left out.
+            row("442-128", 2, [runs(&[5.0], 20), Runs::default()]),
+        ];
+        let table = scaling(&rows);
+        let lines: Vec<&str> = table.lines().filter(|line| line.starts_with("| L")).collect();
+        // Wall times are half the CPU times: 11 over 12.5 s on 4 threads.
+        assert_eq!(
+            lines,
+            [
+                "| L3-256 | 1 | 11.00 (10.00-12.00) | 1.00 | 22.00 (20.00-24.00) | 1.00 | 40 | 1.00 |",
+                "| L3-256 | 4 | 12.50 (12.00-13.00) | 0.88 | 25.00 (24.00-26.00) | 1.14 | 48 | 1.20 |",
+            ],
+            "{table}"
+        );
+        assert!(!table.contains("442-128"));
+        assert_eq!(scaling(&rows[..1]), "");
     }
 
     #[test]
