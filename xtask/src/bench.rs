@@ -542,10 +542,14 @@ pub fn phase_speeds(log: &str) -> Result<[f64; 2], String> {
             let mut words = line.split_whitespace().skip(1);
             let millis = words.next()?.strip_suffix("ms")?.parse().ok()?;
             let speed = words.next()?.strip_suffix("ops")?.parse().ok()?;
-            Some((millis, speed, words.next().is_some_and(|tag| tag.starts_with('['))))
+            Some((
+                millis,
+                speed,
+                words.next().is_some_and(|tag| tag.starts_with('[')),
+            ))
         })
         .collect();
-    if blocks.is_empty() || blocks.len() % 2 != 0 {
+    if blocks.is_empty() || !blocks.len().is_multiple_of(2) {
         return Err(format!(
             "{} block lines, not as many for testing as for training",
             blocks.len()
@@ -555,7 +559,10 @@ pub fn phase_speeds(log: &str) -> Result<[f64; 2], String> {
         if blocks.iter().any(|&(.., tagged)| tagged) {
             blocks.iter().map(|&(_, speed, _)| speed).sum()
         } else {
-            let moves: f64 = blocks.iter().map(|&(millis, speed, _)| millis * speed).sum();
+            let moves: f64 = blocks
+                .iter()
+                .map(|&(millis, speed, _)| millis * speed)
+                .sum();
             moves / blocks.iter().map(|&(millis, ..)| millis).sum::<f64>()
         }
     };
@@ -708,7 +715,9 @@ fn scaling_table(options: &Options, rows: &[Row]) -> String {
     let one_thread = |what: &str, column: usize| {
         scaled
             .iter()
-            .find(|&&(row, of, threads)| of == what && threads == 1 && !row.values[column].is_empty())
+            .find(|&&(row, of, threads)| {
+                of == what && threads == 1 && !row.values[column].is_empty()
+            })
             .map(|(row, ..)| median(&row.values[column]))
     };
     let compared = scaled
@@ -744,9 +753,7 @@ fn scaling_table(options: &Options, rows: &[Row]) -> String {
             .collect();
         lines.push(format!("| {what} | {threads} |{}", cells.concat()));
     }
-    lines.push(
-        "\nSpeed-up: the median on that many threads over the median on one.\n".to_owned(),
-    );
+    lines.push("\nSpeed-up: the median on that many threads over the median on one.\n".to_owned());
     lines.join("\n")
 }
 
@@ -850,7 +857,10 @@ mod tests {
             row("4x6patt 1-ply testing", 4, vec![12.0], vec![4.0]),
         ];
         let table = scaling_table(&options, &rows);
-        let lines: Vec<&str> = table.lines().filter(|line| line.starts_with("| 4x6")).collect();
+        let lines: Vec<&str> = table
+            .lines()
+            .filter(|line| line.starts_with("| 4x6"))
+            .collect();
         assert_eq!(
             lines,
             [
@@ -861,14 +871,21 @@ mod tests {
             ],
             "{table}"
         );
-        assert!(table.contains("| TDL2048+, M moves/s | speed-up |"), "{table}");
+        assert!(
+            table.contains("| TDL2048+, M moves/s | speed-up |"),
+            "{table}"
+        );
         // One thread only: nothing to scale.
         assert_eq!(scaling_table(&options, &rows[..2]), "");
         assert_eq!(thread_counts(&[3, 3, 5], true), [3, 5]);
         let all = std::thread::available_parallelism().map_or(1, usize::from);
         let scaling = thread_counts(&[], true);
         assert_eq!((scaling[0], scaling.last()), (1, Some(&all)));
-        assert!(scaling.windows(2).all(|pair| pair[1] <= 2 * pair[0] && pair[1] > pair[0]));
+        assert!(
+            scaling
+                .windows(2)
+                .all(|pair| pair[1] <= 2 * pair[0] && pair[1] > pair[0])
+        );
     }
 
     /// A program named relative to where the recipe runs is found there,
@@ -907,7 +924,11 @@ mod tests {
         let [trained, tested] = phase_speeds(tdl).unwrap();
         assert!((trained - 4_432_635.75).abs() < 1e-3, "{trained}");
         assert!((tested - 6_454_112.30).abs() < 1e-3, "{tested}");
-        assert!(phase_speeds("001/001 1ms 5.0ops\n").unwrap_err().contains("1 block lines"));
+        assert!(
+            phase_speeds("001/001 1ms 5.0ops\n")
+                .unwrap_err()
+                .contains("1 block lines")
+        );
         let eval = "summary 59ms 35238.25ops\nsearch: 0.028 ms/move, 210 nodes/move\n";
         assert_eq!(search_millis(eval), Some(0.028));
         let table = "done: 1000 positions generated, 900 stored in 4 bytes (1 bytes per \

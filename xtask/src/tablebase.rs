@@ -348,13 +348,24 @@ mod tests {
     #[test]
     fn the_scaling_table_divides_by_one_thread() {
         let rows = [
-            row("L3-256", 1, [runs(&[20.0, 22.0, 24.0], 40), Runs::default()]),
-            row("L3-256", 4, [runs(&[24.0, 26.0, 25.0], 48), Runs::default()]),
+            row(
+                "L3-256",
+                1,
+                [runs(&[20.0, 22.0, 24.0], 40), Runs::default()],
+            ),
+            row(
+                "L3-256",
+                4,
+                [runs(&[24.0, 26.0, 25.0], 48), Runs::default()],
+            ),
             // No one-thread build: left out.
             row("442-128", 2, [runs(&[5.0], 20), Runs::default()]),
         ];
         let table = scaling(&rows);
-        let lines: Vec<&str> = table.lines().filter(|line| line.starts_with("| L")).collect();
+        let lines: Vec<&str> = table
+            .lines()
+            .filter(|line| line.starts_with("| L"))
+            .collect();
         // Wall times are half the CPU times: 11 over 12.5 s on 4 threads.
         assert_eq!(
             lines,

@@ -22,7 +22,7 @@ use crate::{Mover, Spec};
 /// L3-256's layers in memory took 1.5 times less CPU than sorting
 /// (docs/tablebase-builder.md).
 ///
-/// Up to [`OWN_BITMAPS_MOST`] threads each mark a bitmap of their own,
+/// Up to two threads (`OWN_BITMAPS_MOST`) each mark a bitmap of their own,
 /// joined at the end; more share one, marked with atomic ors. A bitmap a
 /// thread made memory and the joining grow with the threads (free8-32 at
 /// 16 threads: 3.8 times the peak memory of one thread and twice its CPU
