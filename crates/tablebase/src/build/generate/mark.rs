@@ -31,7 +31,7 @@ use crate::{Mover, Spec};
 pub struct Reached {
     space: Space,
     /// One bitmap, or one for each thread.
-    bitmaps: Vec<Vec<AtomicU64>>,
+    bitmaps: Vec<Vec<u64>>,
     /// Whether every child marked was in the space.
     inside: bool,
 }
@@ -55,9 +55,7 @@ impl Reached {
     /// Marks for the boards of `space`, whatever they take.
     pub fn in_space(space: Space) -> Self {
         let words = bitmap_words(space.len()) as usize;
-        let bitmaps = (0..bitmaps())
-            .map(|_| (0..words).map(|_| AtomicU64::new(0)).collect())
-            .collect();
+        let bitmaps = (0..bitmaps()).map(|_| vec![0; words]).collect();
         Self {
             space,
             bitmaps,
@@ -97,24 +95,34 @@ fn bitmaps() -> usize {
 
 /// The bitmaps joined into one, if every child marked was `inside` the
 /// space.
-fn joined(mut bitmaps: Vec<Vec<AtomicU64>>, inside: bool) -> Option<Vec<u64>> {
+fn joined(mut bitmaps: Vec<Vec<u64>>, inside: bool) -> Option<Vec<u64>> {
     if !inside {
         return None;
     }
-    // The others are joined into the last, a part at a time, each by
-    // one thread; the two types have the same layout, so it is made plain
-    // in place.
+    // The others are joined into the last, a part at a time.
     const PART: usize = 1 << 12;
-    let marked = bitmaps.pop().unwrap_or_default();
-    marked.par_chunks(PART).enumerate().for_each(|(at, words)| {
-        for other in &bitmaps {
-            for (word, more) in words.iter().zip(&other[at * PART..]) {
-                let joined = word.load(Ordering::Relaxed) | more.load(Ordering::Relaxed);
-                word.store(joined, Ordering::Relaxed);
+    let mut marked = bitmaps.pop().unwrap_or_default();
+    marked
+        .par_chunks_mut(PART)
+        .enumerate()
+        .for_each(|(at, words)| {
+            for other in &bitmaps {
+                for (word, &more) in words.iter_mut().zip(&other[at * PART..]) {
+                    *word |= more;
+                }
             }
-        }
-    });
-    Some(marked.into_iter().map(AtomicU64::into_inner).collect())
+        });
+    Some(marked)
+}
+
+/// `words` as atomics, for threads to mark together: what the standard
+/// library's `AtomicU64::from_mut_slice` does, not yet stable.
+fn atomic(words: &mut [u64]) -> &[AtomicU64] {
+    const _: () = assert!(align_of::<AtomicU64>() == align_of::<u64>());
+    // SAFETY: `AtomicU64` has the size and bit validity of `u64`, and here
+    // its alignment (asserted above); the exclusive borrow of `words`
+    // lasts as long as the view, so only atomic accesses reach them.
+    unsafe { &*(std::ptr::from_mut(words) as *const [AtomicU64]) }
 }
 
 /// Marks the children of `parents`, positions of layer `parent_layer`
@@ -149,40 +157,54 @@ pub fn mark(
         (None, Some(_)) => 2..=2,
         (None, None) => return,
     };
-    let sides = [&after_two, &after_four].map(|side| side.as_deref());
-    let bitmaps = sides.map(|side| side.map(|reached| reached.bitmaps.len()));
+    let mut sides = [after_two, after_four];
+    let bitmaps = sides
+        .each_ref()
+        .map(|side| side.as_ref().map(|reached| reached.bitmaps.len()));
     if let [Some(two), Some(four)] = bitmaps {
         assert_eq!(two, four, "bitmaps for as many threads");
     }
+    let [two, four] = sides.each_mut().map(|side| {
+        let reached = side.as_deref_mut()?;
+        Some((&reached.space, &mut reached.bitmaps))
+    });
+    let [(two_space, two_bits), (four_space, four_bits)] = [two, four].map(Option::unzip);
+    let spaces = [two_space, four_space];
     let work = Marking {
         spec,
         mover,
         parent_layer,
         parents,
         exponents,
-        spaces: sides.map(|side| side.map(|reached| &reached.space)),
-        free: sides
-            .iter()
-            .flatten()
-            .any(|reached| reached.space.is_free()),
+        spaces,
+        free: spaces.iter().flatten().any(|space| space.is_free()),
         next: AtomicUsize::new(0),
     };
     let bitmaps = bitmaps.into_iter().flatten().next().unwrap_or(1);
     let threads = rayon::current_num_threads();
-    let lane = |lane: usize| sides.map(|side| side.map(|reached| &reached.bitmaps[lane][..]));
     let outside = if bitmaps > 1 || threads == 1 {
-        // Each thread marks a bitmap of its own.
-        (0..bitmaps)
+        // Each thread marks a bitmap of its own: the sides' bitmaps
+        // paired by thread.
+        let mut sides = [two_bits, four_bits].map(|side| side.map(|bitmaps| bitmaps.iter_mut()));
+        let lanes: Vec<[Option<&mut [u64]>; 2]> = (0..bitmaps)
+            .map(|_| {
+                sides
+                    .each_mut()
+                    .map(|side| Some(side.as_mut()?.next()?.as_mut_slice()))
+            })
+            .collect();
+        lanes
             .into_par_iter()
-            .map(|at| work.thread::<true>(lane(at)))
+            .map(|lane| work.thread(lane))
             .reduce(|| [false; 2], either)
     } else {
+        let shared = [two_bits, four_bits].map(|side| side.map(|bitmaps| atomic(&mut bitmaps[0])));
         (0..threads)
             .into_par_iter()
-            .map(|_| work.thread::<false>(lane(0)))
+            .map(|_| work.thread(shared.map(|side| side.map(Shared))))
             .reduce(|| [false; 2], either)
     };
-    for (reached, outside) in [after_two, after_four].into_iter().zip(outside) {
+    for (reached, outside) in sides.into_iter().zip(outside) {
         if let Some(reached) = reached {
             reached.inside &= !outside;
         }
@@ -210,11 +232,10 @@ struct Marking<'a> {
 }
 
 impl Marking<'_> {
-    /// One thread's marking in the bitmaps `bits` of each side (`OWN`
-    /// where no other thread marks them), taking the next chunk of parents
-    /// until none is left: for each side, whether a child was outside its
-    /// space.
-    fn thread<const OWN: bool>(&self, bits: [Option<&[AtomicU64]>; 2]) -> [bool; 2] {
+    /// One thread's marking in the bitmaps `bits` of each side, taking the
+    /// next chunk of parents until none is left: for each side, whether a
+    /// child was outside its space.
+    fn thread<B: Bitmap>(&self, mut bits: [Option<B>; 2]) -> [bool; 2] {
         let mut outside = [false; 2];
         let mut children = [(); 2].map(|()| Listed::<()>::new());
         let mut ranks = vec![0; LISTED];
@@ -242,7 +263,7 @@ impl Marking<'_> {
                     );
                 }
                 for (side, children) in children.iter_mut().enumerate() {
-                    let (Some(space), Some(bits)) = (self.spaces[side], bits[side]) else {
+                    let (Some(space), Some(bits)) = (self.spaces[side], &mut bits[side]) else {
                         continue;
                     };
                     // The ranks, each word asked for; past every word for
@@ -251,14 +272,16 @@ impl Marking<'_> {
                     if self.free {
                         for (rank, &child) in ranks.iter_mut().zip(children.boards()) {
                             *rank = space.rank(child).unwrap_or(u64::MAX);
-                            prefetch(bits, (*rank / 64) as usize);
+                            prefetch(bits.words(), (*rank / 64) as usize);
                         }
                     } else {
-                        space.tables().fixed_ranks(children.boards(), ranks, bits);
+                        space
+                            .tables()
+                            .fixed_ranks(children.boards(), ranks, bits.words());
                     }
                     children.clear();
                     for &mut rank in ranks {
-                        outside[side] |= !set::<OWN>(bits, rank);
+                        outside[side] |= !bits.set(rank);
                     }
                 }
             }
@@ -266,21 +289,57 @@ impl Marking<'_> {
     }
 }
 
-/// Sets bit `rank` of `bits`: whether it was inside them. Where the
-/// bitmap is the thread's `OWN`, with a plain store; else with an atomic
-/// or, only where the bit is not set yet: most children were marked
-/// already, by a sibling or another parent.
-#[inline(always)]
-fn set<const OWN: bool>(bits: &[AtomicU64], rank: u64) -> bool {
-    let Some(word) = bits.get((rank / 64) as usize) else {
-        return false;
-    };
-    let bit = 1 << (rank % 64);
-    let was = word.load(Ordering::Relaxed);
-    if OWN {
-        word.store(was | bit, Ordering::Relaxed);
-    } else if was & bit == 0 {
-        word.fetch_or(bit, Ordering::Relaxed);
+/// A bitmap a thread marks.
+trait Bitmap {
+    type Word;
+
+    /// Its words, to ask for ahead.
+    fn words(&self) -> &[Self::Word];
+
+    /// Sets bit `rank`: whether it was inside the bitmap.
+    fn set(&mut self, rank: u64) -> bool;
+}
+
+/// A thread's own bitmap.
+impl Bitmap for &mut [u64] {
+    type Word = u64;
+
+    fn words(&self) -> &[u64] {
+        self
     }
-    true
+
+    #[inline(always)]
+    fn set(&mut self, rank: u64) -> bool {
+        let Some(word) = self.get_mut((rank / 64) as usize) else {
+            return false;
+        };
+        *word |= 1 << (rank % 64);
+        true
+    }
+}
+
+/// A bitmap all threads mark: with an atomic or, only where the bit is
+/// not set yet, as most children were marked already, by a sibling or
+/// another parent.
+#[derive(Clone, Copy)]
+struct Shared<'a>(&'a [AtomicU64]);
+
+impl Bitmap for Shared<'_> {
+    type Word = AtomicU64;
+
+    fn words(&self) -> &[AtomicU64] {
+        self.0
+    }
+
+    #[inline(always)]
+    fn set(&mut self, rank: u64) -> bool {
+        let Some(word) = self.0.get((rank / 64) as usize) else {
+            return false;
+        };
+        let bit = 1 << (rank % 64);
+        if word.load(Ordering::Relaxed) & bit == 0 {
+            word.fetch_or(bit, Ordering::Relaxed);
+        }
+        true
+    }
 }
