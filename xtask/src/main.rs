@@ -27,7 +27,8 @@ struct Args {
 enum Recipe {
     /// Measures what a speed claim rests on, with the release programs:
     /// training and 1-ply testing moves/s of each network on one thread and
-    /// on all, expectimax ms/move at 2p and 3p, a tablebase build's
+    /// on all (with --scaling, on 1, 2, 4, ... threads, and each count's
+    /// speed-up), expectimax ms/move at 2p and 3p, a tablebase build's
     /// positions/s, 2584's actions/s, and the peak memory of each. Rounds
     /// are interleaved; medians and ranges are printed as a Markdown table.
     Bench(bench::Options),
@@ -105,7 +106,8 @@ enum Recipe {
     /// the reference builder's figures; with --vs, another build's
     /// tb-build after each run, its tables checked to hold the same
     /// positions and rates (`tb-build compare`), and the paired ratios of
-    /// CPU time.
+    /// CPU time; with --scaling, on 1, 2, 4, ... threads, and each count's
+    /// speed-up, CPU time and peak memory over one thread's.
     Tablebase(tablebase::Options),
     /// Builds release binaries for this machine's CPU (`-C target-cpu=native`)
     /// into target/native, apart from the portable x86-64-v3 build.
