@@ -397,11 +397,15 @@ fn prepare_builds(memory: Option<u64>, threads: Option<u16>) -> anyhow::Result<O
 /// quarter more peak memory (docs/tablebase-builder.md); either setting
 /// alone raised the system time instead.
 ///
-/// Within a budget the user gave (`bounded`), the threads also share one
-/// heap: with one heap per thread, blocks freed in one heap do not serve
-/// the next allocations of another, and `--optimal-only` thinning of
-/// L3-256 within 64 MiB crept up to 92 MiB; in one heap it held 51 MiB,
-/// for 3-4% more CPU time.
+/// The threads share at most two heaps, as glibc would open one for each
+/// thread, each keeping what its thread freed: L3-256 on 16 threads peaked
+/// at 83-87 MiB with a heap each, 72-76 with two, against 66-72 on one
+/// thread; on two threads it took the same CPU time (12.4-12.8 s) with two
+/// heaps as with a heap each.
+/// Within a budget the user gave (`bounded`), they share one: blocks freed
+/// in one heap do not serve the next allocations of another, and
+/// `--optimal-only` thinning of L3-256 within 64 MiB crept up to 92 MiB
+/// with a heap each; in one heap it held 51 MiB, for 3-4% more CPU time.
 fn tune_allocator(bounded: bool) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt takes the allocator's lock and only sets its
@@ -409,9 +413,7 @@ fn tune_allocator(bounded: bool) {
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-        if bounded {
-            libc::mallopt(libc::M_ARENA_MAX, 1);
-        }
+        libc::mallopt(libc::M_ARENA_MAX, if bounded { 1 } else { 2 });
     }
     #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
     let _ = bounded;
