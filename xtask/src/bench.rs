@@ -41,13 +41,22 @@ pub struct Options {
     #[arg(long)]
     pub methods: bool,
     /// Thread counts of training and testing [default: 1 and all cores]
-    #[arg(long, value_delimiter = ',', conflicts_with = "scaling")]
+    #[arg(long, value_delimiter = ',', conflicts_with = "scaling", value_parser = crate::bench::thread_count)]
     pub threads: Vec<usize>,
     /// Training and testing on 1, 2, 4, ... threads up to all cores, and a
     /// table of the speed-up over one thread (TDL2048+'s beside, with
     /// `--tdl2048`)
     #[arg(long)]
     pub scaling: bool,
+}
+
+/// A thread count of `--threads`: a whole number from 1 (0 threads would
+/// train nothing, and split no episodes among them).
+pub(crate) fn thread_count(text: &str) -> Result<usize, String> {
+    match text.parse() {
+        Ok(count) if count >= 1 => Ok(count),
+        _ => Err(format!("{text:?} is not a thread count (1 or more)")),
+    }
 }
 
 /// The thread counts a recipe measures: `threads` if given; with
@@ -878,6 +887,14 @@ mod tests {
         // One thread only: nothing to scale.
         assert_eq!(scaling_table(&options, &rows[..2]), "");
         assert_eq!(thread_counts(&[3, 3, 5], true), [3, 5]);
+        assert_eq!(thread_count("16"), Ok(16));
+        for bad in ["0", "-1", "two"] {
+            assert!(
+                thread_count(bad)
+                    .unwrap_err()
+                    .contains("not a thread count")
+            );
+        }
         let all = std::thread::available_parallelism().map_or(1, usize::from);
         let scaling = thread_counts(&[], true);
         assert_eq!((scaling[0], scaling.last()), (1, Some(&all)));

@@ -22,7 +22,7 @@ pub struct Options {
     #[arg(long, value_delimiter = ',', default_value = "442-128,L3-128,L3-256")]
     pub tables: Vec<String>,
     /// Thread counts [default: 1 and all cores]
-    #[arg(long, value_delimiter = ',', conflicts_with = "scaling")]
+    #[arg(long, value_delimiter = ',', conflicts_with = "scaling", value_parser = crate::bench::thread_count)]
     pub threads: Vec<usize>,
     /// Builds on 1, 2, 4, ... threads up to all cores, and a table of each
     /// count's wall-time speed-up, CPU time and peak memory over one
