@@ -16,13 +16,12 @@ pub(crate) fn children(moved: [u64; 4], spawned: u64, mask: u64) -> u32 {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
         use std::arch::x86_64::{
-            _mm256_andnot_si256, _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_loadu_si256,
-            _mm256_movemask_pd, _mm256_set1_epi64x, _mm256_setzero_si256,
+            _mm256_andnot_si256, _mm256_castsi256_pd, _mm256_cmpeq_epi64, _mm256_movemask_pd,
+            _mm256_set1_epi64x, _mm256_setzero_si256,
         };
-        // SAFETY: AVX2 is available, as `target_feature` promises, and the
-        // load reads the four words of `moved`.
+        // SAFETY: AVX2 is available, as `target_feature` promises.
         unsafe {
-            let moved = _mm256_loadu_si256(moved.as_ptr().cast());
+            let moved = vector(moved);
             let same = _mm256_cmpeq_epi64(moved, _mm256_set1_epi64x(spawned as i64));
             let lost = _mm256_andnot_si256(moved, _mm256_set1_epi64x(mask as i64));
             let kept = _mm256_cmpeq_epi64(lost, _mm256_setzero_si256());
@@ -46,10 +45,10 @@ pub(crate) fn write_children(out: &mut [u64; 4], formed: [u64; 4], children: u32
             _mm256_loadu_si256, _mm256_permutevar8x32_epi32, _mm256_storeu_si256,
         };
         // SAFETY: AVX2 is available, as `target_feature` promises; the
-        // loads read the four words of `formed` and the eight of a row of
-        // `FIRST`, and the store writes the four of `out`.
+        // load reads the eight words of a row of `FIRST`, and the store
+        // writes the four of `out`.
         unsafe {
-            let formed = _mm256_loadu_si256(formed.as_ptr().cast());
+            let formed = vector(formed);
             let order = _mm256_loadu_si256(FIRST[children as usize % 16].as_ptr().cast());
             let first = _mm256_permutevar8x32_epi32(formed, order);
             _mm256_storeu_si256(out.as_mut_ptr().cast(), first);
@@ -59,6 +58,19 @@ pub(crate) fn write_children(out: &mut [u64; 4], formed: [u64; 4], children: u32
     {
         portable::write_children(out, formed, children)
     }
+}
+
+/// The four words in a vector's lanes, first in the lowest. Built from
+/// the values, not loaded from the array: where the words were just
+/// computed and stored one by one, a load of all four at once would wait
+/// for the stores (in the test profile, whose checked copies keep the
+/// array in memory, that wait was a third of a table build's time).
+#[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
+#[inline(always)]
+fn vector(words: [u64; 4]) -> std::arch::x86_64::__m256i {
+    let [a, b, c, d] = words.map(|word| word as i64);
+    // SAFETY: AVX2 (and so AVX) is available, as `target_feature` promises.
+    unsafe { std::arch::x86_64::_mm256_set_epi64x(d, c, b, a) }
 }
 
 /// For each set of children (four bits), the 32-bit halves of the four
