@@ -172,6 +172,13 @@ pub fn batch_within(bytes: u64) -> usize {
     (1usize << children.max(1).ilog2()).clamp(*BATCHES.start(), *BATCHES.end())
 }
 
+/// The most children a batch of each of `threads` threads lists for each
+/// spawn, so that their scratch together is about one thread's with
+/// [`BATCH_MOST`] (but each at least the smallest batch).
+pub fn batch_of_threads(threads: usize) -> usize {
+    (BATCH_MOST / threads.max(1)).max(*BATCHES.start())
+}
+
 /// Scratch bytes for each child of a batch: its entries for both spawns,
 /// their grouped copy and regions, the cells' best rates and the parents'
 /// first slots (at most a batch's).

@@ -53,6 +53,21 @@ fn batches_follow_the_layers_within_the_memory() {
     assert_eq!(scratch_bytes(CACHED, most), 0);
 }
 
+/// The threads' batches together list about what one thread's would: the
+/// scratch does not grow with the threads until each has the smallest.
+#[test]
+fn threads_share_one_threads_batch() {
+    let (least, most) = (*BATCHES.start(), BATCH_MOST);
+    assert_eq!(batch_of_threads(1), most);
+    assert_eq!(batch_of_threads(0), most);
+    for threads in [2, 3, 5, 16, 100, 4096] {
+        let batch = batch_of_threads(threads);
+        assert!(batch >= least, "{threads}");
+        assert!(threads * batch <= most || batch == least, "{threads}");
+        assert!(2 * threads * batch > most, "{threads}");
+    }
+}
+
 /// Child layers of many regions and more children than a batch: the
 /// layer solver, and its batches on their own, must give exactly the
 /// rates of the one-position solver.

@@ -117,10 +117,14 @@ impl<'a, R: Rate> Solver<'a, R> {
             layers: resume_at,
             positions: left,
         });
-        // The batches' scratch takes at most a quarter of the budget.
+        // The batches' scratch takes at most a quarter of the budget, and
+        // all threads' together about what one thread's would.
         let threads = rayon::current_num_threads() as u64;
+        self.batch_most = solve::batch_of_threads(threads as usize);
         if let Some(bytes) = self.budget {
-            self.batch_most = solve::batch_within(bytes / 4 / threads);
+            self.batch_most = self
+                .batch_most
+                .min(solve::batch_within(bytes / 4 / threads));
         }
         let scratch = threads * solve::scratch_bytes(largest, self.batch_most);
         self.budget = self.budget.map(|bytes| bytes.saturating_sub(scratch));
