@@ -63,13 +63,13 @@ pub(crate) fn kept<R: Rate>(boards: &[u64], rates: &[R]) -> (Vec<u64>, Vec<R>) {
 /// one walk through its boards, within the caches. The larger the batch,
 /// the more lookups share a region while it is cached, so batches grow
 /// with the child layers, up to 2^21 children, or `most` (see
-/// [`batch_within`]); each thread keeps [`scratch_bytes`] for them. Child
-/// layers whose boards are found by rank (layers whose large tiles never
-/// move or go anywhere) need no search: their children are looked up a
-/// group of parents at a time (`grouped`), and a free formation's, found
-/// by rank in any orientation, spare their canonical forms. Child layers
-/// that fit the caches are looked up as the parents come, which saves the
-/// listing.
+/// [`batch_within`] and [`batch_of_threads`]); each thread keeps
+/// [`scratch_bytes`] for them. Child layers whose boards are found by
+/// rank (layers whose large tiles never move or go anywhere) need no
+/// search: their children are looked up a group of parents at a time
+/// (`grouped`), and a free formation's, found by rank in any orientation,
+/// spare their canonical forms. Child layers that fit the caches are
+/// looked up as the parents come, which saves the listing.
 pub fn layer<R: Rate>(
     spec: &Spec,
     mover: &Mover,
