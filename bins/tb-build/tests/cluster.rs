@@ -1,7 +1,7 @@
 //! Partitioned builds on a real local Dask cluster (docs/distributed.md):
 //! a scheduler and three worker processes on 127.0.0.1, the driver
 //! `cluster/dask_build.py` running `tb-build task` on them, building
-//! L3-256 and free8-128 in 16 parts (the two at once: 511 s in
+//! L3-256 and free8-128 in 16 parts (the two at once: 485 s in
 //! `.ci/run` on 2 cores). In each build a worker is killed in the middle of
 //! generation and another in the middle of solving (each replaced, as a
 //! cluster's nanny would); the tables come out as the single-machine
