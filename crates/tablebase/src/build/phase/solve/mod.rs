@@ -119,14 +119,12 @@ impl<'a, R: Rate> Solver<'a, R> {
         });
         // The batches' scratch takes at most a quarter of the budget, and
         // all threads' together about what one thread's would.
-        let threads = rayon::current_num_threads() as u64;
-        self.batch_most = solve::batch_of_threads(threads as usize);
-        if let Some(bytes) = self.budget {
-            self.batch_most = self
-                .batch_most
-                .min(solve::batch_within(bytes / 4 / threads));
-        }
-        let scratch = threads * solve::scratch_bytes(largest, self.batch_most);
+        let threads = rayon::current_num_threads();
+        let within = self.budget.map_or(solve::BATCH_MOST, |bytes| {
+            solve::batch_within(bytes / 4 / threads as u64)
+        });
+        self.batch_most = solve::batch_of_threads(threads).min(within);
+        let scratch = threads as u64 * solve::scratch_bytes(largest, self.batch_most);
         self.budget = self.budget.map(|bytes| bytes.saturating_sub(scratch));
         Ok(())
     }
