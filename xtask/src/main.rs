@@ -3,6 +3,7 @@
 //! flags from the docs.
 
 mod bench;
+mod measure;
 mod native;
 mod outputs;
 mod pgo;

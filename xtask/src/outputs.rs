@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bench::{in_scratch, run_program};
+use crate::measure::{in_scratch, run_program};
 use crate::{run_cargo, workspace_root};
 
 /// The options of `cargo xtask outputs`.

@@ -7,7 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench::{block_speeds, median, summarise};
+use crate::bench::logs::block_speeds;
+use crate::measure::{median, summarise};
 use crate::{cargo, run, run_cargo, trained_network, workspace_root};
 
 /// The flags of every 2048lab build (.cargo/config.toml); RUSTFLAGS

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::bench::{in_scratch, median, peak_mib, run_program, summarise, thread_counts};
+use crate::measure::{in_scratch, median, peak_mib, run_program, summarise, thread_counts};
 use crate::{run_cargo, workspace_root};
 
 /// The options of `cargo xtask tablebase`.
@@ -22,7 +22,7 @@ pub struct Options {
     #[arg(long, value_delimiter = ',', default_value = "442-128,L3-128,L3-256")]
     pub tables: Vec<String>,
     /// Thread counts [default: 1 and all cores]
-    #[arg(long, value_delimiter = ',', conflicts_with = "scaling", value_parser = crate::bench::thread_count)]
+    #[arg(long, value_delimiter = ',', conflicts_with = "scaling", value_parser = crate::measure::thread_count)]
     pub threads: Vec<usize>,
     /// Builds on 1, 2, 4, ... threads up to all cores, and a table of each
     /// count's wall-time speed-up, CPU time and peak memory over one
