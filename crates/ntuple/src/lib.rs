@@ -39,6 +39,7 @@ mod error;
 mod features;
 mod file;
 mod initial;
+mod layout;
 mod network;
 mod pattern;
 mod precision;
