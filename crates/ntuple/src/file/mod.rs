@@ -1,16 +1,18 @@
 //! 2048lab's weight files: a small header describing the network, then the
 //! tables as raw little-endian `f32`, then a checksum (docs/weights.md).
 
+mod header;
+
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
 use system::{available_memory, write_atomically};
 
 use crate::coherence::Coherence;
 use crate::{Error, GAME_2048, Network, Pattern, Precision, Stages, Table, Weights};
+use header::{Header, read_header};
 
 /// The first eight bytes of every 2048lab weight file.
 pub const MAGIC: [u8; 8] = *b"2048labW";
@@ -21,83 +23,6 @@ pub const VERSION: u32 = 3;
 /// Free-form facts stored with the weights (episodes trained, settings),
 /// as key-value text.
 pub type Metadata = BTreeMap<String, String>;
-
-/// The largest header accepted: far more than any network's description.
-const MAX_HEADER: u32 = 1 << 20;
-
-/// The header, after the magic, the version and its own length.
-#[derive(Serialize, Deserialize)]
-struct Header {
-    /// The patterns, as [`Pattern`]'s `Display` writes them.
-    patterns: Vec<String>,
-    /// The element type of the tables; `f32` is the only one so far.
-    element: String,
-    /// The number of entries of each table of a stage, in pattern order.
-    entries: Vec<u64>,
-    metadata: Metadata,
-    /// The tile sums where the stages start (`[0]` for one stage). Version 1
-    /// files have no stages field and one stage.
-    stages: Vec<u32>,
-    /// The game the weights are for (`"2048"`, `"2584"`). Files before
-    /// version 3 are 2048's.
-    game: String,
-    /// The values a cell takes in a table index: a pattern of n cells has
-    /// radix^n entries. Files before version 3 have 16.
-    radix: u32,
-    /// Whether temporal coherence histories follow the weight tables (one
-    /// table of twice the length per weight table). Files before version 3
-    /// have none.
-    coherence: bool,
-}
-
-/// The header of format version 2: no game, radix 16.
-#[derive(Deserialize)]
-#[cfg_attr(test, derive(Serialize))]
-struct HeaderV2 {
-    patterns: Vec<String>,
-    element: String,
-    entries: Vec<u64>,
-    metadata: Metadata,
-    stages: Vec<u32>,
-}
-
-impl From<HeaderV2> for Header {
-    fn from(header: HeaderV2) -> Self {
-        Self {
-            patterns: header.patterns,
-            element: header.element,
-            entries: header.entries,
-            metadata: header.metadata,
-            stages: header.stages,
-            game: GAME_2048.to_owned(),
-            radix: 16,
-            coherence: false,
-        }
-    }
-}
-
-/// The header of format version 1: one stage.
-#[derive(Deserialize)]
-#[cfg_attr(test, derive(Serialize))]
-struct HeaderV1 {
-    patterns: Vec<String>,
-    element: String,
-    entries: Vec<u64>,
-    metadata: Metadata,
-}
-
-impl From<HeaderV1> for Header {
-    fn from(header: HeaderV1) -> Self {
-        HeaderV2 {
-            patterns: header.patterns,
-            element: header.element,
-            entries: header.entries,
-            metadata: header.metadata,
-            stages: vec![0],
-        }
-        .into()
-    }
-}
 
 /// A network read from a file, with the metadata saved beside it.
 #[derive(Debug)]
@@ -132,15 +57,6 @@ impl<W: Write> Write for Checksummed<W> {
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
     }
-}
-
-/// Fixed-width little-endian integers, and no decoded allocation larger than
-/// the header itself could hold, so a corrupt length cannot ask for more.
-fn bincode_config() -> impl bincode::config::Config {
-    bincode::config::standard()
-        .with_little_endian()
-        .with_fixed_int_encoding()
-        .with_limit::<{ MAX_HEADER as usize }>()
 }
 
 /// Whether `path` is a 2048lab weight file (it starts with [`MAGIC`]).
@@ -298,41 +214,6 @@ impl Weights {
     }
 }
 
-/// The header of a file of format `version`, decoded.
-/// What is wrong with a header bincode could not decode, in words: its
-/// errors print as Rust's debug text.
-fn decode_problem(error: &bincode::error::DecodeError) -> String {
-    use bincode::error::DecodeError;
-    match error {
-        DecodeError::UnexpectedEnd { additional } => {
-            format!("it ends {additional} bytes too early")
-        }
-        DecodeError::LimitExceeded | DecodeError::OutsideUsizeRange(_) => {
-            "a length larger than anything it can hold".to_owned()
-        }
-        DecodeError::Utf8 { .. } | DecodeError::InvalidCharEncoding(_) => {
-            "text that is not UTF-8".to_owned()
-        }
-        DecodeError::InvalidBooleanValue(value) => format!("a flag of {value}, not 0 or 1"),
-        DecodeError::OtherString(problem) => problem.clone(),
-        DecodeError::Other(problem) => (*problem).to_owned(),
-        _ => "a value its format does not allow".to_owned(),
-    }
-}
-
-fn decode_header(version: u32, bytes: &[u8]) -> Result<Header, bincode::error::DecodeError> {
-    let config = bincode_config();
-    Ok(match version {
-        1 => bincode::serde::decode_from_slice::<HeaderV1, _>(bytes, config)?
-            .0
-            .into(),
-        2 => bincode::serde::decode_from_slice::<HeaderV2, _>(bytes, config)?
-            .0
-            .into(),
-        _ => bincode::serde::decode_from_slice(bytes, config)?.0,
-    })
-}
-
 /// Writes a weight file of the current version (see [`Weights::save`]).
 fn save(
     path: &Path,
@@ -356,8 +237,7 @@ fn save(
         radix,
         coherence: !coherence.is_empty(),
     };
-    let header =
-        bincode::serde::encode_to_vec(&header, bincode_config()).expect("a header always encodes");
+    let header = header.encode();
     write_atomically(path, |file| {
         let mut out = Checksummed {
             inner: BufWriter::with_capacity(1 << 20, file),
@@ -498,49 +378,14 @@ fn bad(path: &Path) -> impl Fn(String) -> Error + '_ {
     }
 }
 
-/// Reads the magic, the version and the header of the file at `path` (of
-/// `size` bytes) from `input`; returns the header's length and the header.
-fn read_header(path: &Path, input: &mut impl Read, size: u64) -> Result<(u32, Header), Error> {
-    let (io_error, bad) = (io_error(path), bad(path));
-    let mut start = [0u8; 16];
-    input
-        .read_exact(&mut start)
-        .map_err(|error| match error.kind() {
-            io::ErrorKind::UnexpectedEof => {
-                bad(format!("only {size} bytes: not a 2048lab weight file"))
-            }
-            _ => io_error(error),
-        })?;
-    if start[..8] != MAGIC {
-        return Err(bad(
-            "not a 2048lab weight file (it does not start with \"2048labW\")".into(),
-        ));
-    }
-    let version = u32::from_le_bytes(start[8..12].try_into().unwrap());
-    if version > VERSION || version == 0 {
-        return Err(bad(format!(
-            "weight file format version {version}, but this build reads versions 1 to {VERSION}: \
-             written by a newer 2048lab?"
-        )));
-    }
-    let header_len = u32::from_le_bytes(start[12..16].try_into().unwrap());
-    if header_len > MAX_HEADER || u64::from(header_len) + 20 > size {
-        return Err(bad(format!(
-            "corrupt header length {header_len} in a file of {size} bytes"
-        )));
-    }
-    let mut header = vec![0; header_len as usize];
-    input.read_exact(&mut header).map_err(&io_error)?;
-    let header = decode_header(version, &header)
-        .map_err(|error| bad(format!("corrupt header: {}", decode_problem(&error))))?;
-    Ok((header_len, header))
-}
-
 #[cfg(test)]
 mod tests {
+    use board::Board;
+    use serde::Serialize;
+
+    use super::header::{HeaderV1, HeaderV2, bincode_config};
     use super::*;
     use crate::parse_patterns;
-    use board::Board;
 
     /// Writes a file of format `version` with `header` to `path`, holding a
     /// network of "0123 45" with distinct weights, and returns the network.
