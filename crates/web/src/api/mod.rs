@@ -1,6 +1,9 @@
 //! The HTTP API (docs/web.md): a board's moves valued by an advisor, moves
 //! and spawns, table practice, record files; macroxue's `GET /move`.
 
+mod practice;
+mod records;
+
 use std::sync::Arc;
 
 use axum::Json;
@@ -12,10 +15,8 @@ use axum::routing::get;
 use board::{Direction, SpawnRule};
 use serde::{Deserialize, Serialize};
 
-use crate::practice::{Rated, State, best_rate};
-use crate::replay::{Replay, read_text};
-use crate::text::{board_text, nibbles_text, parse_board, parse_move};
-use crate::{App, PracticeTable, assets};
+use crate::text::{board_text, parse_board, parse_move};
+use crate::{App, assets};
 
 /// The app's routes: the page, its API, and macroxue's `GET /move`.
 pub fn router(app: App) -> Router {
@@ -24,11 +25,14 @@ pub fn router(app: App) -> Router {
         .route("/new", get(new_game))
         .route("/step", get(step))
         .route("/analyze", get(analyze))
-        .route("/practice/start", get(practice_start))
-        .route("/practice/rate", get(practice_rate))
-        .route("/practice/step", get(practice_step))
-        .route("/records", get(records))
-        .route("/replay", get(replay_file).post(replay_text))
+        .route("/practice/start", get(practice::start))
+        .route("/practice/rate", get(practice::rate))
+        .route("/practice/step", get(practice::step))
+        .route("/records", get(records::list))
+        .route(
+            "/replay",
+            get(records::replay_file).post(records::replay_text),
+        )
         .fallback(|| async {
             ApiError(
                 StatusCode::NOT_FOUND,
@@ -262,200 +266,4 @@ async fn suggest(Shared(app): AppState, Query(query): Query<BoardQuery>) -> Resp
         Ok(letter) => (cors, letter).into_response(),
         Err(error) => (cors, error).into_response(),
     }
-}
-
-#[derive(Deserialize)]
-struct PracticeQuery {
-    table: String,
-    board: Option<String>,
-    #[serde(rename = "move")]
-    direction: Option<String>,
-    seed: Option<u64>,
-}
-
-#[derive(Serialize)]
-struct PracticePosition {
-    table: String,
-    board: String,
-    rates: [Option<f64>; 4],
-    best: Option<&'static str>,
-    state: &'static str,
-}
-
-impl PracticePosition {
-    fn of(table: &PracticeTable, board: u64, rated: Rated) -> Self {
-        let best = Direction::ALL
-            .into_iter()
-            .filter(|direction| rated.rates[direction.index()] == Some(best_rate(&rated.rates)))
-            .map(Direction::name)
-            .next();
-        Self {
-            table: table.name().to_owned(),
-            board: nibbles_text(board),
-            rates: rated.rates,
-            best: best.filter(|_| rated.state == State::Playing),
-            state: match rated.state {
-                State::Playing => "playing",
-                State::Won => "won",
-                State::Lost => "lost",
-            },
-        }
-    }
-}
-
-fn practice_table<'a>(app: &'a App, name: &str) -> Result<&'a PracticeTable, ApiError> {
-    app.tables
-        .iter()
-        .find(|table| table.name() == name)
-        .ok_or_else(|| {
-            let names: Vec<&str> = app.tables.iter().map(PracticeTable::name).collect();
-            ApiError::bad(if names.is_empty() {
-                format!("no table {name:?}: the server was started without --tables")
-            } else {
-                format!("no table {name:?}: there are {}", names.join(", "))
-            })
-        })
-}
-
-/// A board given for a table: its tiles as in [`parse_board`], 32768 and
-/// above (and, as in a game, every tile above the target) read as large
-/// tiles.
-fn table_board(table: &PracticeTable, text: &str) -> Result<u64, ApiError> {
-    let board = parse_board(text)?;
-    let nibbles = board
-        .exponents()
-        .iter()
-        .enumerate()
-        .fold(0u64, |raw, (cell, &exponent)| {
-            raw | u64::from(exponent.min(0xF)) << (4 * cell)
-        });
-    Ok(table.reads(nibbles))
-}
-
-async fn practice_start(
-    Shared(app): AppState,
-    Query(query): Query<PracticeQuery>,
-) -> Answer<PracticePosition> {
-    blocking(app, move |app| {
-        let table = practice_table(app, &query.table)?;
-        let board = match &query.board {
-            Some(text) => table_board(table, text)?,
-            None => table.start(&mut app.rng(query.seed))?,
-        };
-        Ok(Json(PracticePosition::of(table, board, table.rate(board)?)))
-    })
-    .await
-}
-
-async fn practice_rate(
-    Shared(app): AppState,
-    Query(query): Query<PracticeQuery>,
-) -> Answer<PracticePosition> {
-    blocking(app, move |app| {
-        let table = practice_table(app, &query.table)?;
-        let text = query
-            .board
-            .as_deref()
-            .ok_or_else(|| ApiError::bad("no board= given"))?;
-        let board = table_board(table, text)?;
-        Ok(Json(PracticePosition::of(table, board, table.rate(board)?)))
-    })
-    .await
-}
-
-#[derive(Serialize)]
-struct PracticeStep {
-    /// The rate of the move played, and of the best move.
-    rate: f64,
-    best_rate: f64,
-    afterstate: String,
-    next: PracticePosition,
-}
-
-async fn practice_step(
-    Shared(app): AppState,
-    Query(query): Query<PracticeQuery>,
-) -> Answer<PracticeStep> {
-    blocking(app, move |app| {
-        let table = practice_table(app, &query.table)?;
-        let text = query.board.as_deref().ok_or_else(|| ApiError::bad("no board= given"))?;
-        let board = table_board(table, text)?;
-        let direction = parse_move(query.direction.as_deref().unwrap_or_default())?;
-        let played = table
-            .play(board, direction, &mut app.rng(query.seed))?
-            .ok_or_else(|| {
-                ApiError::bad(format!(
-                    "{direction} is not a move of table {} on board {text}: it changes nothing or leaves the formation",
-                    table.name()
-                ))
-            })?;
-        Ok(Json(PracticeStep {
-            rate: played.rate,
-            best_rate: played.best,
-            afterstate: nibbles_text(played.afterstate),
-            next: PracticePosition::of(table, played.board, played.next),
-        }))
-    })
-    .await
-}
-
-async fn records(Shared(app): AppState) -> Json<Vec<crate::RecordFile>> {
-    Json(app.records.list())
-}
-
-#[derive(Deserialize)]
-struct ReplayQuery {
-    file: Option<String>,
-    game: Option<usize>,
-}
-
-#[derive(Serialize)]
-struct ReplayAnswer {
-    /// The games in the file, and which of them this is (from 0).
-    games: usize,
-    game: usize,
-    replay: Replay,
-}
-
-fn replay_of(games: &[board::GameRecord], game: Option<usize>) -> Result<ReplayAnswer, ApiError> {
-    let index = game.unwrap_or(0);
-    let record = games.get(index).ok_or_else(|| {
-        ApiError::bad(format!(
-            "game={index}: the file holds games 0 to {}",
-            games.len() - 1
-        ))
-    })?;
-    Ok(ReplayAnswer {
-        games: games.len(),
-        game: index,
-        replay: Replay::of(record),
-    })
-}
-
-async fn replay_file(
-    Shared(app): AppState,
-    Query(query): Query<ReplayQuery>,
-) -> Answer<ReplayAnswer> {
-    blocking(app, move |app| {
-        let name = query
-            .file
-            .as_deref()
-            .ok_or_else(|| ApiError::bad("no file= given"))?;
-        let games = app.records.read(name)?;
-        replay_of(&games, query.game).map(Json)
-    })
-    .await
-}
-
-/// A record file's text sent by the page (a file the user opened).
-async fn replay_text(
-    Shared(app): AppState,
-    Query(query): Query<ReplayQuery>,
-    text: String,
-) -> Answer<ReplayAnswer> {
-    blocking(app, move |_| {
-        let games = read_text(&text)?;
-        replay_of(&games, query.game).map(Json)
-    })
-    .await
 }
