@@ -3,8 +3,39 @@
 //! counts they measure; and the medians and ranges they print.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+use crate::{run_cargo, workspace_root};
+
+/// The folder of the programs a recipe measures, which must hold
+/// `needed`: `given` as it is (`--programs`: a machine without cargo, such
+/// as a lent many-core one, measures programs built elsewhere), else this
+/// workspace's release build of `packages`, built first.
+pub(crate) fn programs(
+    given: Option<&Path>,
+    packages: &[&str],
+    needed: &str,
+) -> Result<PathBuf, String> {
+    let folder = match given {
+        Some(folder) => folder.to_path_buf(),
+        None => {
+            let mut build = vec!["build", "--release"];
+            for package in packages {
+                build.extend(["-p", package]);
+            }
+            run_cargo(&build)?;
+            workspace_root().join("target/release")
+        }
+    };
+    if !folder.join(needed).is_file() {
+        return Err(format!(
+            "{}: no {needed} there (--programs)",
+            folder.display()
+        ));
+    }
+    Ok(folder)
+}
 
 /// A thread count of `--threads`: a whole number from 1 (0 threads would
 /// train nothing, and split no episodes among them).
@@ -166,6 +197,20 @@ pub(crate) fn peak_mib(peaks: &[u64]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Programs given are measured as they are, nothing built; a folder
+    /// without the program measured is named.
+    #[test]
+    fn given_programs_are_taken_as_they_are() {
+        let folder = tempfile::tempdir().unwrap();
+        let error = programs(Some(folder.path()), &["train"], "train").unwrap_err();
+        assert!(error.ends_with("no train there (--programs)"), "{error}");
+        std::fs::write(folder.path().join("train"), "").unwrap();
+        assert_eq!(
+            programs(Some(folder.path()), &["train"], "train"),
+            Ok(folder.path().to_path_buf())
+        );
+    }
 
     #[test]
     fn thread_counts_run_from_one_to_all_cores() {

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use crate::measure::{in_scratch, median, peak_mib, run_program, summarise, thread_counts};
-use crate::{run_cargo, workspace_root};
+use crate::measure::{
+    in_scratch, median, peak_mib, programs, run_program, summarise, thread_counts,
+};
 
 /// The options of `cargo xtask tablebase`.
 #[derive(Clone, Debug, clap::Args)]
@@ -39,6 +40,10 @@ pub struct Options {
     /// this build's runs (in turns, the other first every other round)
     #[arg(long, value_name = "DIR")]
     pub vs: Option<PathBuf>,
+    /// Measure the tb-build of this folder as it is, building nothing (for
+    /// a machine without cargo) [default: this workspace's release build]
+    #[arg(long, value_name = "DIR")]
+    pub programs: Option<PathBuf>,
 }
 
 /// The reference builder's figures (../shared/docs/reference-figures.md):
@@ -79,14 +84,15 @@ pub fn tablebase(options: &Options) -> Result<(), String> {
         .iter()
         .map(|table| split(table).map_err(|problem| format!("{problem} (--tables)")))
         .collect::<Result<Vec<_>, String>>()?;
-    let programs: Vec<PathBuf> = std::iter::once(workspace_root().join("target/release"))
+    let other = options.vs.as_ref().map(|folder| folder.join("tb-build"));
+    if let Some(other) = other.filter(|other| !other.is_file()) {
+        return Err(format!("{}: no such program (--vs)", other.display()));
+    }
+    let this = programs(options.programs.as_deref(), &["tb-build"], "tb-build")?;
+    let programs: Vec<PathBuf> = std::iter::once(this)
         .chain(options.vs.clone())
         .map(|folder| folder.join("tb-build"))
         .collect();
-    if let Some(other) = programs.get(1).filter(|program| !program.is_file()) {
-        return Err(format!("{}: no such program (--vs)", other.display()));
-    }
-    run_cargo(&["build", "--release", "-p", "tb-build"])?;
     let threads = thread_counts(&options.threads, options.scaling);
     let mut rows: Vec<Row> = tables
         .iter()

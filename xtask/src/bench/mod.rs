@@ -8,8 +8,7 @@ mod report;
 
 use std::path::{Path, PathBuf};
 
-use crate::measure::{in_scratch, run_program, thread_counts};
-use crate::{run_cargo, workspace_root};
+use crate::measure::{in_scratch, programs, run_program, thread_counts};
 use logs::{block_speeds, course_speeds, phase_speeds, search_millis, table_rate};
 use report::{json, scaling_table, table};
 
@@ -52,6 +51,11 @@ pub struct Options {
     /// `--tdl2048`)
     #[arg(long)]
     pub scaling: bool,
+    /// Measure the programs of this folder as they are, building nothing
+    /// (for a machine without cargo: copy the release train, eval, tb-build
+    /// and fib2584 there) [default: this workspace's release build]
+    #[arg(long, value_name = "DIR")]
+    pub programs: Option<PathBuf>,
 }
 
 /// A learning method `--methods` measures.
@@ -144,15 +148,12 @@ pub fn bench(options: &Options) -> Result<(), String> {
             tdl2048.display()
         ));
     }
-    let mut build = vec!["build", "--release"];
-    for program in ["train", "eval", "tb-build", "fib2584"] {
-        build.extend(["-p", program]);
-    }
-    run_cargo(&build)?;
-    let root = workspace_root();
-    let builds: Vec<PathBuf> = std::iter::once(root.join("target/release"))
-        .chain(options.vs.clone())
-        .collect();
+    let this = programs(
+        options.programs.as_deref(),
+        &["train", "eval", "tb-build", "fib2584"],
+        "train",
+    )?;
+    let builds: Vec<PathBuf> = std::iter::once(this).chain(options.vs.clone()).collect();
     let rows = in_scratch("bench", |scratch| measure(options, &builds, scratch))?;
     print!("{}", table(options, &rows));
     print!("{}", scaling_table(options, &rows));

@@ -157,6 +157,7 @@ mod tests {
             methods: false,
             threads: Vec::new(),
             scaling: false,
+            programs: None,
         };
         let rows = [Row {
             name: "4x6patt training, 1 thread(s)".to_owned(),
@@ -200,6 +201,7 @@ mod tests {
             methods: false,
             threads: Vec::new(),
             scaling: true,
+            programs: None,
         };
         let row = |what: &str, threads: usize, ours: Vec<f64>, theirs: Vec<f64>| Row {
             name: format!("{what}, {threads} thread(s)"),

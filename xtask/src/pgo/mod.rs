@@ -122,6 +122,7 @@ pub fn tablebase(options: &TablebaseOptions) -> Result<(), String> {
         runs: options.rounds,
         precision: "u32".to_owned(),
         vs: Some(bin),
+        programs: None,
     })
 }
 
