@@ -52,8 +52,8 @@ pub struct Options {
     #[arg(long)]
     pub scaling: bool,
     /// Measure the programs of this folder as they are, building nothing
-    /// (for a machine without cargo: copy the release train, eval, tb-build
-    /// and fib2584 there) [default: this workspace's release build]
+    /// (for a machine without cargo): train, and those of eval, tb-build
+    /// and fib2584 it holds [default: this workspace's release build]
     #[arg(long, value_name = "DIR")]
     pub programs: Option<PathBuf>,
 }
