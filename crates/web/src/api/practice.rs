@@ -11,6 +11,8 @@ use crate::practice::{Rated, State, best_rate};
 use crate::text::{nibbles_text, parse_board, parse_move};
 use crate::{App, PracticeTable};
 
+/// What the practice calls are asked: the table, and as each call needs
+/// them a board, a move and a seed for the spawns.
 #[derive(Deserialize)]
 pub(super) struct PracticeQuery {
     table: String,
@@ -20,6 +22,8 @@ pub(super) struct PracticeQuery {
     seed: Option<u64>,
 }
 
+/// A position of a table: its moves' rates, the best move while the
+/// game goes on, and whether it is won or lost.
 #[derive(Serialize)]
 pub(super) struct PracticePosition {
     table: String,
@@ -80,6 +84,8 @@ fn table_board(table: &PracticeTable, text: &str) -> Result<u64, ApiError> {
     Ok(table.reads(nibbles))
 }
 
+/// `GET /api/practice/start`: the position given, or one drawn from the
+/// table's positions.
 pub(super) async fn start(
     Shared(app): AppState,
     Query(query): Query<PracticeQuery>,
@@ -95,6 +101,7 @@ pub(super) async fn start(
     .await
 }
 
+/// `GET /api/practice/rate`: the position given, rated.
 pub(super) async fn rate(
     Shared(app): AppState,
     Query(query): Query<PracticeQuery>,
@@ -111,6 +118,8 @@ pub(super) async fn rate(
     .await
 }
 
+/// A move played: its rate beside the best one's, and the position after
+/// the spawn.
 #[derive(Serialize)]
 pub(super) struct PracticeStep {
     /// The rate of the move played, and of the best move.
@@ -120,6 +129,7 @@ pub(super) struct PracticeStep {
     next: PracticePosition,
 }
 
+/// `GET /api/practice/step`: the move given played on the board given.
 pub(super) async fn step(
     Shared(app): AppState,
     Query(query): Query<PracticeQuery>,

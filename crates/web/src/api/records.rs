@@ -13,12 +13,14 @@ pub(super) async fn list(Shared(app): AppState) -> Json<Vec<crate::RecordFile>> 
     Json(app.records.list())
 }
 
+/// Which file and which of its games to replay.
 #[derive(Deserialize)]
 pub(super) struct ReplayQuery {
     file: Option<String>,
     game: Option<usize>,
 }
 
+/// A game to replay, and where it stands among the file's.
 #[derive(Serialize)]
 pub(super) struct ReplayAnswer {
     /// The games in the file, and which of them this is (from 0).
